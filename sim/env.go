@@ -1,0 +1,218 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Timer identifies a scheduled event so that it can be cancelled.
+// The zero Timer refers to no event.
+type Timer struct {
+	seq  uint64
+	slot int32
+}
+
+// record holds an event's callback; the heap refers to it by slot.
+type record struct {
+	fn  func(any)
+	arg any
+	seq uint64 // 0 when the slot is free
+}
+
+// Env is one simulation: a clock, its pending events and its random
+// streams. An Env is not safe for concurrent use; run independent
+// simulations on independent Envs.
+type Env struct {
+	now     Time
+	seq     uint64
+	heap    heap4
+	nowq    ring
+	slab    []record
+	free    []int32
+	seed    uint64
+	events  uint64
+	stopped bool
+}
+
+// New returns an empty simulation at time zero whose random streams derive
+// from seed.
+func New(seed uint64) *Env {
+	return &Env{seed: seed}
+}
+
+// Now returns the current virtual time.
+func (e *Env) Now() Time { return e.now }
+
+// Seed returns the run seed the streams derive from.
+func (e *Env) Seed() uint64 { return e.seed }
+
+// Events returns the number of events run so far (cancelled ones excluded).
+func (e *Env) Events() uint64 { return e.events }
+
+// Pending returns the number of scheduled events not yet run, counting
+// cancelled events whose entries have not yet been discarded.
+func (e *Env) Pending() int { return e.heap.len() + e.nowq.n }
+
+func callNullary(a any) { a.(func())() }
+
+// At schedules fn to run at absolute time t. It panics if t is in the past.
+func (e *Env) At(t Time, fn func()) Timer { return e.AtArg(t, callNullary, fn) }
+
+// After schedules fn to run d after now. It panics if d is negative.
+func (e *Env) After(d time.Duration, fn func()) Timer {
+	return e.AfterArg(d, callNullary, fn)
+}
+
+// AfterArg schedules fn(arg) to run d after now. It panics if d is negative.
+func (e *Env) AfterArg(d time.Duration, fn func(any), arg any) Timer {
+	if d < 0 {
+		panic(fmt.Sprintf("sim: negative delay %v at %v", d, e.now))
+	}
+	return e.AtArg(e.now+Time(d), fn, arg)
+}
+
+// AtArg schedules fn(arg) to run at absolute time t. It panics if t is
+// before now or fn is nil. Events due at the same time run in the order
+// they were scheduled.
+func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: event scheduled in the past: at %v, now %v", t, e.now))
+	}
+	if fn == nil {
+		panic("sim: nil event callback")
+	}
+	e.seq++
+	if e.seq > maxSeq {
+		panic("sim: more than 2^40 events scheduled in one run")
+	}
+	var slot int32
+	if n := len(e.free); n > 0 {
+		slot = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		if len(e.slab) > maxSlot {
+			panic("sim: more than 2^24 events pending at once")
+		}
+		slot = int32(len(e.slab))
+		e.slab = append(e.slab, record{})
+	}
+	e.slab[slot] = record{fn: fn, arg: arg, seq: e.seq}
+	en := entry{at: t, key: e.seq<<slotBits | uint64(slot)}
+	if t == e.now {
+		e.nowq.push(en)
+	} else {
+		e.heap.push(en)
+	}
+	return Timer{seq: e.seq, slot: slot}
+}
+
+// Cancel removes a pending event. It reports whether the event was still
+// pending; cancelling an event that ran or was cancelled is a no-op.
+func (e *Env) Cancel(t Timer) bool {
+	if t.seq == 0 || int(t.slot) >= len(e.slab) || e.slab[t.slot].seq != t.seq {
+		return false
+	}
+	e.release(t.slot)
+	return true
+}
+
+// Scheduled reports whether the timer's event is still pending.
+func (e *Env) Scheduled(t Timer) bool {
+	return t.seq != 0 && int(t.slot) < len(e.slab) && e.slab[t.slot].seq == t.seq
+}
+
+func (e *Env) release(slot int32) {
+	e.slab[slot] = record{}
+	e.free = append(e.free, slot)
+}
+
+// peek returns the next live entry without removing it, discarding
+// cancelled entries on the way. ok is false when nothing is pending.
+func (e *Env) peek() (en entry, fromNow bool, ok bool) {
+	for {
+		hasHeap, hasNow := e.heap.len() > 0, e.nowq.n > 0
+		switch {
+		case hasNow && (!hasHeap || e.nowq.front().before(e.heap.top())):
+			en, fromNow = e.nowq.front(), true
+		case hasHeap:
+			en, fromNow = e.heap.top(), false
+		default:
+			return entry{}, false, false
+		}
+		if e.slab[en.slot()].seq == en.seq() {
+			return en, fromNow, true
+		}
+		// Cancelled: its slot was freed (and maybe reused) already.
+		if fromNow {
+			e.nowq.pop()
+		} else {
+			e.heap.pop()
+		}
+	}
+}
+
+// NextAt returns the time of the next pending event, or Never.
+func (e *Env) NextAt() Time {
+	en, _, ok := e.peek()
+	if !ok {
+		return Never
+	}
+	return en.at
+}
+
+// Step runs the next event. It returns false when no event is pending.
+func (e *Env) Step() bool {
+	en, fromNow, ok := e.peek()
+	if !ok {
+		return false
+	}
+	if fromNow {
+		e.nowq.pop()
+	} else {
+		e.heap.pop()
+	}
+	r := e.slab[en.slot()]
+	e.release(en.slot())
+	e.now = en.at
+	e.events++
+	r.fn(r.arg)
+	return true
+}
+
+// Stop makes the running Run, RunUntil or RunWhile return after the
+// current event.
+func (e *Env) Stop() { e.stopped = true }
+
+// Run runs events until none is pending or Stop is called.
+func (e *Env) Run() {
+	e.stopped = false
+	for !e.stopped && e.Step() {
+	}
+}
+
+// RunUntil runs every event due at or before t, then advances the clock to
+// t (unless Stop was called first). Events after t stay pending.
+func (e *Env) RunUntil(t Time) {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: RunUntil(%v) is in the past, now %v", t, e.now))
+	}
+	e.stopped = false
+	for !e.stopped {
+		en, _, ok := e.peek()
+		if !ok || en.at > t {
+			break
+		}
+		e.Step()
+	}
+	if !e.stopped {
+		e.now = t
+	}
+}
+
+// RunWhile runs events while cond returns true (checked before each event)
+// and events are pending.
+func (e *Env) RunWhile(cond func() bool) {
+	e.stopped = false
+	for !e.stopped && cond() && e.Step() {
+	}
+}

@@ -1,0 +1,80 @@
+package sim
+
+import (
+	"hash/fnv"
+	"math"
+	"math/bits"
+	"math/rand/v2"
+)
+
+// Stream is a named source of random numbers. Its bits come from PCG
+// (math/rand/v2's PCG, whose output is specified); the conversions to
+// floats and bounded integers are written here so that they never change
+// under a Go upgrade.
+type Stream struct {
+	pcg rand.PCG
+}
+
+// NewStream returns the stream for (seed, name): PCG seeded with the seed and
+// the FNV-1a hash of the name.
+func NewStream(seed uint64, name string) *Stream {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	s := &Stream{}
+	s.pcg.Seed(seed, h.Sum64())
+	return s
+}
+
+// Stream returns the random stream of the named component. Asking twice for
+// the same name returns two streams with the same sequence; components
+// should ask once and keep it.
+func (e *Env) Stream(name string) *Stream { return NewStream(e.seed, name) }
+
+// Uint64 returns 64 uniformly random bits. With it a Stream is a
+// rand.Source, so gonum code that wants one can be fed.
+func (s *Stream) Uint64() uint64 { return s.pcg.Uint64() }
+
+// Float64 returns a uniform value in [0, 1) with 53 random bits.
+func (s *Stream) Float64() float64 {
+	return float64(s.pcg.Uint64()>>11) * 0x1p-53
+}
+
+// OpenFloat64 returns a uniform value in (0, 1), for inverse-CDF sampling of
+// distributions whose quantile is infinite at 0 or 1.
+func (s *Stream) OpenFloat64() float64 {
+	for {
+		if u := s.Float64(); u != 0 {
+			return u
+		}
+	}
+}
+
+// IntN returns a uniform integer in [0, n) without modulo bias (Lemire's
+// multiply-and-reject method). It panics if n <= 0.
+func (s *Stream) IntN(n int) int {
+	if n <= 0 {
+		panic("sim: IntN with n <= 0")
+	}
+	return int(s.Uint64N(uint64(n)))
+}
+
+// Uint64N returns a uniform integer in [0, n). It panics if n == 0.
+func (s *Stream) Uint64N(n uint64) uint64 {
+	if n == 0 {
+		panic("sim: Uint64N with n == 0")
+	}
+	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// Exp returns an exponential variate with mean 1 by inversion.
+func (s *Stream) Exp() float64 { return -math.Log(s.OpenFloat64()) }
+
+// Bernoulli returns true with probability p.
+func (s *Stream) Bernoulli(p float64) bool { return s.Float64() < p }
