@@ -139,4 +139,3 @@ func TestQueueingFormulas(t *testing.T) {
 		})
 	}
 }
-
