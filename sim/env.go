@@ -25,7 +25,7 @@ type record struct {
 type Env struct {
 	now     Time
 	seq     uint64
-	heap    heap4
+	heap    radixQueue
 	nowq    ring
 	slab    []record
 	free    []int32
@@ -90,6 +90,9 @@ func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
 		slot = e.free[n-1]
 		e.free = e.free[:n-1]
 	} else {
+		if len(e.slab) > maxSlot {
+			panic("sim: more than 2^24 events pending at once")
+		}
 		if len(e.slab) > maxSlot {
 			panic("sim: more than 2^24 events pending at once")
 		}

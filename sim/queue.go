@@ -23,9 +23,8 @@ func (a entry) before(b entry) bool {
 	return a.at < b.at || (a.at == b.at && a.key < b.key)
 }
 
-// heap4 is a 4-ary min-heap of entries ordered by (at, seq). A 4-ary heap
-// halves the depth of a binary heap and keeps the four children of a node on
-// one or two cache lines.
+// heap4 is a 4-ary min-heap of entries ordered by (at, seq). The kernel
+// uses the radix queue; the heap is the reference it is tested against.
 type heap4 struct{ a []entry }
 
 func (h *heap4) len() int { return len(h.a) }
