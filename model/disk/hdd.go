@@ -1,0 +1,64 @@
+package disk
+
+import (
+	"math"
+	"time"
+
+	"simrun/sim"
+)
+
+// seekCurve returns a and b of the seek-time curve
+//
+//	t(x) = seek_min + a*sqrt(x) + b*x,   x = |distance| / capacity in (0, 1]
+//
+// chosen so that t(1) = seek_max and the mean over two uniformly random
+// positions equals seek_avg. For such positions x has density 2(1-x), so
+// E[sqrt(x)] = 8/15 and E[x] = 1/3: a + b = max-min and 8a/15 + b/3 =
+// avg-min. The square-root term is the acceleration-limited short seek, the
+// linear term the coast at full speed (Ruemmler and Wilkes, "An introduction
+// to disk drive modeling", IEEE Computer 1994).
+func seekCurve(minS, avg, maxS sim.Duration) (a, b float64) {
+	span := float64(maxS - minS)
+	m := float64(avg - minS)
+	// (8/15 - 1/3) a = m - span/3
+	a = (m - span/3) / (8.0/15 - 1.0/3)
+	b = span - a
+	return max(a, 0), max(b, 0)
+}
+
+// address places a file on the platter: each file starts at a fixed,
+// well-spread fraction of the capacity (a Weyl sequence on the golden
+// ratio), rounded to 1 MiB, and its bytes follow contiguously, wrapping at
+// the end. Files do not move and are not fragmented.
+func (v *Volume) address(file int32, off int64) int64 {
+	c := int64(v.cfg.Capacity)
+	frac := math.Mod(float64(uint32(file))*0.6180339887498949, 1)
+	base := int64(frac*float64(c)) &^ (1<<20 - 1)
+	return (base + off%c) % c
+}
+
+// mechanical is the time one actuator needs for an access of size bytes at
+// addr: seek by distance, rotational latency, media transfer. Continuing
+// exactly where the last access ended needs no seek; the sector is under the
+// head if the media has been busy since, else it comes round after the
+// rest of the revolution that elapsed while idle.
+func (v *Volume) mechanical(addr, size int64, now sim.Time) time.Duration {
+	var d time.Duration
+	if addr == v.headPos {
+		if gap := time.Duration(now - v.mediaEnd); gap > 0 && v.mediaEnd > 0 {
+			d = (v.rev - gap%v.rev) % v.rev
+		}
+	} else {
+		dist := addr - v.headPos
+		if dist < 0 {
+			dist = -dist
+		}
+		x := float64(dist) / float64(v.cfg.Capacity)
+		seek := float64(v.cfg.SeekMin) + v.seekA*math.Sqrt(x) + v.seekB*x
+		rot := v.rot.Float64() * float64(v.rev)
+		d = time.Duration(math.Round(seek + rot))
+	}
+	d += v.xfer(size)
+	v.headPos = (addr + size) % int64(v.cfg.Capacity)
+	return d
+}

@@ -1,0 +1,241 @@
+package fio
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"simrun/model/disk"
+	"simrun/sim"
+)
+
+// fioOutput is the part of fio 3.x --output-format=json that calibration reads.
+type fioOutput struct {
+	Version       string            `json:"fio version"`
+	GlobalOptions map[string]string `json:"global options"`
+	Jobs          []fioJob          `json:"jobs"`
+}
+
+type fioJob struct {
+	Name    string            `json:"jobname"`
+	Error   int               `json:"error"`
+	Options map[string]string `json:"job options"`
+	Read    fioDir            `json:"read"`
+	Write   fioDir            `json:"write"`
+	Sync    struct {
+		TotalIOs int64  `json:"total_ios"`
+		Lat      fioLat `json:"lat_ns"`
+	} `json:"sync"`
+}
+
+type fioDir struct {
+	IOPS     float64 `json:"iops"`
+	BW       float64 `json:"bw"` // KiB/s
+	IOBytes  int64   `json:"io_bytes"`
+	TotalIOs int64   `json:"total_ios"`
+	Clat     fioLat  `json:"clat_ns"`
+}
+
+type fioLat struct {
+	Min        float64            `json:"min"`
+	Max        float64            `json:"max"`
+	Mean       float64            `json:"mean"`
+	N          int64              `json:"N"`
+	Percentile map[string]float64 `json:"percentile"`
+}
+
+// Calibration is a calibrated volume and how it was derived.
+type Calibration struct {
+	Config disk.Config
+	Notes  []string // one line per choice made, for the preset's comments
+}
+
+// Calibrate reads fio's JSON output and returns a volume configuration:
+// see CalibrateDetail.
+func Calibrate(fioJSON []byte) (disk.Config, error) {
+	c, err := CalibrateDetail(fioJSON)
+	return c.Config, err
+}
+
+// CalibrateDetail builds a disk.Config from fio 3.x JSON output:
+//
+//   - iops_max: the highest read+write IOPS of any job entry, rounded up;
+//     bandwidth_max: the highest read+write bandwidth (fio's bw is KiB/s).
+//     A measured maximum is a lower bound of the cap: run a saturating job
+//     (high iodepth or numjobs with group_reporting) for a meaningful one.
+//   - read_latency / write_latency: the completion-latency percentiles
+//     (clat_ns) of the job with the lowest iodepth that did I/O in that
+//     direction, as an empirical distribution from min (p=0) to max (p=1).
+//     At iodepth 1 that is the device's service time at the job's bs; the
+//     transfer time is part of it, so transfer_rate is set to 0.
+//   - flush_latency: the fsync latency percentiles (sync.lat_ns) of a job
+//     run with fsync=N, when there is one.
+//   - everything else keeps disk.DefaultConfig's value; queue_depth is at
+//     least the largest iodepth x numjobs seen.
+func CalibrateDetail(fioJSON []byte) (Calibration, error) {
+	var out fioOutput
+	if err := json.Unmarshal(fioJSON, &out); err != nil {
+		return Calibration{}, fmt.Errorf("fio: not fio JSON output (--output-format=json): %v", err)
+	}
+	if len(out.Jobs) == 0 {
+		return Calibration{}, errors.New("fio: the JSON output has no jobs")
+	}
+	cal := Calibration{Config: disk.DefaultConfig()}
+	cfg := &cal.Config
+	note := func(f string, a ...any) { cal.Notes = append(cal.Notes, fmt.Sprintf(f, a...)) }
+	cfg.Name = "calibrated"
+	cfg.TransferRate = 0
+	var bestIOPS, bestBW float64
+	var iopsJob, bwJob string
+	depth := 0
+	type pick struct {
+		job   *fioJob
+		depth int
+	}
+	var lat [2]*pick
+	var syncJob *fioJob
+	for i := range out.Jobs {
+		j := &out.Jobs[i]
+		if j.Error != 0 {
+			return Calibration{}, fmt.Errorf("fio: job %q reported error %d", j.Name, j.Error)
+		}
+		d := j.intOption(out.GlobalOptions, "iodepth", 1)
+		n := j.intOption(out.GlobalOptions, "numjobs", 1)
+		depth = max(depth, d*n)
+		if x := j.Read.IOPS + j.Write.IOPS; x > bestIOPS {
+			bestIOPS, iopsJob = x, j.Name
+		}
+		if x := j.Read.BW + j.Write.BW; x > bestBW {
+			bestBW, bwJob = x, j.Name
+		}
+		for k, dir := range []*fioDir{&j.Read, &j.Write} {
+			if dir.TotalIOs > 0 && len(dir.Clat.Percentile) > 0 && (lat[k] == nil || d < lat[k].depth) {
+				lat[k] = &pick{j, d}
+			}
+		}
+		if j.Sync.TotalIOs > 0 && len(j.Sync.Lat.Percentile) > 0 && syncJob == nil {
+			syncJob = j
+		}
+	}
+	if bestIOPS <= 0 || bestBW <= 0 {
+		return Calibration{}, errors.New("fio: no job did any I/O")
+	}
+	cfg.IOPSMax = sim.Count(math.Ceil(bestIOPS))
+	cfg.BandwidthMax = sim.Rate(math.Ceil(bestBW * 1024))
+	note("iops_max = %v: highest read+write IOPS, job %q (a lower bound of the cap)", cfg.IOPSMax, iopsJob)
+	note("bandwidth_max = %v: highest read+write bandwidth, job %q (a lower bound of the cap)", cfg.BandwidthMax, bwJob)
+	cfg.QueueDepth = max(cfg.QueueDepth, depth)
+	for k, key := range []string{"read_latency", "write_latency"} {
+		p := lat[k]
+		if p == nil {
+			note("%s: no job did %s; kept the default %v", key, []string{"reads", "writes"}[k], []sim.DistSpec{cfg.ReadLatency, cfg.WriteLatency}[k])
+			continue
+		}
+		dir := []*fioDir{&p.job.Read, &p.job.Write}[k]
+		spec, err := empirical(dir.Clat)
+		if err != nil {
+			return Calibration{}, fmt.Errorf("fio: job %q %s clat_ns: %v", p.job.Name, []string{"read", "write"}[k], err)
+		}
+		if k == 0 {
+			cfg.ReadLatency = spec
+		} else {
+			cfg.WriteLatency = spec
+		}
+		note("%s: clat_ns percentiles of job %q (iodepth %d, bs %s, mean %.1fus)", key, p.job.Name, p.depth, p.job.option(out.GlobalOptions, "bs", "4k"), dir.Clat.Mean/1e3)
+		if p.depth > 1 {
+			note("%s: WARNING: measured at iodepth %d, so it includes queueing; run an iodepth=1 job for the device's own latency", key, p.depth)
+		}
+	}
+	if syncJob != nil {
+		spec, err := empirical(syncJob.Sync.Lat)
+		if err != nil {
+			return Calibration{}, fmt.Errorf("fio: job %q sync lat_ns: %v", syncJob.Name, err)
+		}
+		cfg.FlushLatency = spec
+		note("flush_latency: fsync latency of job %q (fsync=%s, mean %.1fus)", syncJob.Name, syncJob.option(out.GlobalOptions, "fsync", "?"), syncJob.Sync.Lat.Mean/1e3)
+		if syncJob.option(out.GlobalOptions, "direct", "0") != "1" {
+			note("flush_latency: WARNING: measured with direct=0, so fsync also wrote back page-cache data")
+		}
+	} else {
+		note("flush_latency: no job ran with fsync=N; kept the default %v", cfg.FlushLatency)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Calibration{}, fmt.Errorf("fio: calibrated volume is invalid: %v", err)
+	}
+	return cal, nil
+}
+
+func (j *fioJob) option(global map[string]string, key, def string) string {
+	if v, ok := j.Options[key]; ok {
+		return v
+	}
+	if v, ok := global[key]; ok {
+		return v
+	}
+	return def
+}
+
+func (j *fioJob) intOption(global map[string]string, key string, def int) int {
+	n, err := strconv.Atoi(j.option(global, key, strconv.Itoa(def)))
+	if err != nil || n < 1 {
+		return def
+	}
+	return n
+}
+
+// empirical turns fio's latency percentiles into an empirical distribution
+// from min (p = 0) to max (p = 1). fio's percentiles are bin midpoints and
+// may stray past min or max; they are clamped and made non-decreasing.
+func empirical(l fioLat) (sim.DistSpec, error) {
+	type pt struct{ p, v float64 }
+	var pts []pt
+	for k, v := range l.Percentile {
+		p, err := strconv.ParseFloat(k, 64)
+		if err != nil || p <= 0 || p >= 100 {
+			return sim.DistSpec{}, fmt.Errorf("bad percentile key %q", k)
+		}
+		pts = append(pts, pt{p / 100, v})
+	}
+	sort.Slice(pts, func(i, j int) bool { return pts[i].p < pts[j].p })
+	lo, hi := l.Min, l.Max
+	if hi < lo || lo < 0 {
+		return sim.DistSpec{}, fmt.Errorf("min %v / max %v inconsistent", lo, hi)
+	}
+	spec := sim.DistSpec{Kind: "empirical"}
+	spec.Points = append(spec.Points, sim.QuantilePoint{P: 0, Value: math.Round(lo)})
+	prev := math.Round(lo)
+	for _, x := range pts {
+		v := math.Round(math.Min(math.Max(x.v, prev), hi))
+		spec.Points = append(spec.Points, sim.QuantilePoint{P: x.p, Value: v})
+		prev = v
+	}
+	spec.Points = append(spec.Points, sim.QuantilePoint{P: 1, Value: math.Round(math.Max(hi, prev))})
+	if err := spec.Validate(); err != nil {
+		return sim.DistSpec{}, err
+	}
+	return spec, nil
+}
+
+// CalibratePreset calibrates from fio JSON and writes a preset named name:
+// the TOML that `simrun calibrate fio.json -o volume.toml` saves.
+func CalibratePreset(fioJSON []byte, name string) ([]byte, error) {
+	cal, err := CalibrateDetail(fioJSON)
+	if err != nil {
+		return nil, err
+	}
+	cal.Config.Name = name
+	var b strings.Builder
+	b.WriteString("# Calibrated from fio JSON output by simrun calibrate:\n")
+	for _, n := range cal.Notes {
+		b.WriteString("#   " + n + "\n")
+	}
+	desc := fmt.Sprintf("Volume calibrated from fio: %v IOPS, %v, latency from measured percentiles", cal.Config.IOPSMax, cal.Config.BandwidthMax)
+	if err := disk.WritePreset(&b, cal.Config, desc); err != nil {
+		return nil, err
+	}
+	return []byte(b.String()), nil
+}

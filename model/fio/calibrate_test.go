@@ -1,0 +1,178 @@
+package fio
+
+import (
+	"math"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+	"github.com/google/go-cmp/cmp"
+
+	"simrun/model/disk"
+	"simrun/sim"
+)
+
+// The fixture is real fio 3.33 output from this project's CI machine
+// class: job 1 is a 4 KiB random write at iodepth 1 with fsync=1 (psync),
+// job 2 a 16 KiB 50/50 random read/write at iodepth 8 (libaio), both on a
+// 64 MiB file for 2 s, direct=0. See testdata/README.
+func fixture(t *testing.T) []byte {
+	b, err := os.ReadFile("testdata/fio-2jobs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestCalibrateFixture(t *testing.T) {
+	cal, err := CalibrateDetail(fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cal.Config
+	for _, n := range cal.Notes {
+		t.Log(n)
+	}
+	if c.IOPSMax != sim.Count(math.Ceil(7603.198401+7711.644178)) {
+		t.Errorf("iops_max = %v, want the qd8 job's read+write IOPS", c.IOPSMax)
+	}
+	if c.BandwidthMax != sim.Rate((121651+123386)*1024) {
+		t.Errorf("bandwidth_max = %v", c.BandwidthMax)
+	}
+	if c.WriteLatency.Kind != "empirical" || c.ReadLatency.Kind != "empirical" || c.FlushLatency.Kind != "empirical" {
+		t.Fatalf("latency kinds %s %s %s", c.ReadLatency.Kind, c.WriteLatency.Kind, c.FlushLatency.Kind)
+	}
+	// Write latency comes from the iodepth-1 job: its p50 is 11,328 ns.
+	d, _ := c.WriteLatency.Dist()
+	if got := d.Quantile(0.5); got != 11328 {
+		t.Errorf("write p50 = %v ns, want 11328 (job qd1)", got)
+	}
+	// fio's p99.99 (166,912) lies past its max (165,942): clamped.
+	if pts := c.WriteLatency.Points; pts[len(pts)-1].Value != 165942 || pts[len(pts)-2].Value > 165942 {
+		t.Errorf("tail points %v", pts[len(pts)-3:])
+	}
+	f, _ := c.FlushLatency.Dist()
+	if got := f.Quantile(0.5); got != 280576 {
+		t.Errorf("flush p50 = %v, want the fsync p50 280576", got)
+	}
+	if !strings.Contains(strings.Join(cal.Notes, "\n"), "read_latency: WARNING: measured at iodepth 8") {
+		t.Error("no warning that read latency came from an iodepth-8 job")
+	}
+	if err := c.Validate(); err != nil {
+		t.Error(err)
+	}
+}
+
+// The preset written from a calibration decodes back to the same config.
+func TestCalibratePresetRoundTrip(t *testing.T) {
+	out, err := CalibratePreset(fixture(t), "local-fio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Description string      `toml:"description"`
+		Volume      disk.Config `toml:"volume"`
+	}
+	md, err := toml.Decode(string(out), &f)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		t.Fatalf("undecoded %v", und)
+	}
+	want, _ := Calibrate(fixture(t))
+	want.Name = "local-fio"
+	if diff := cmp.Diff(want, f.Volume); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	// Every preset in the library round-trips too.
+	for _, name := range []string{"gp2-100GiB", "hdd-7200", "network-15k-120MBps"} {
+		p := preset(t, name)
+		var b strings.Builder
+		if err := disk.WritePreset(&b, p, "x"); err != nil {
+			t.Fatal(err)
+		}
+		var g struct {
+			Description string      `toml:"description"`
+			Volume      disk.Config `toml:"volume"`
+		}
+		if _, err := toml.Decode(b.String(), &g); err != nil {
+			t.Fatalf("%s: %v\n%s", name, err, b.String())
+		}
+		if diff := cmp.Diff(p, g.Volume); diff != "" {
+			t.Errorf("%s round trip (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// Calibrate, then run the measured job on the calibrated volume: the
+// simulated latencies reproduce the measured ones.
+func TestCalibratedVolumeReproducesFio(t *testing.T) {
+	cfg, err := Calibrate(fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	job := DefaultConfig()
+	job.Name, job.BS, job.IODepth, job.Fsync, job.Size = "qd1-randwrite-fsync", 4*sim.KiB, 1, 1, 64*sim.MiB
+	m := runJob(t, cfg, job, 10*time.Second, 1)
+	// Measured: write clat p50 11.328 us, fsync p50 280.576 us, 3,113 write IOPS.
+	for _, c := range []struct {
+		path string
+		want float64
+		tol  float64
+	}{
+		{"write.clat_ms.p50", 0.011328, 0.03},
+		{"sync.lat_ms.p50", 0.280576, 0.03},
+		{"write.iops", 3113.4, 0.05},
+	} {
+		if got := get(m, c.path); !near(got, c.want, c.tol) {
+			t.Errorf("%s = %.6g, measured %.6g", c.path, got, c.want)
+		}
+	}
+}
+
+func TestCalibrateErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"not json", "not fio JSON output"},
+		{`{"jobs": []}`, "no jobs"},
+		{`{"jobs": [{"jobname": "a", "read": {}, "write": {}}]}`, "no job did any I/O"},
+		{`{"jobs": [{"jobname": "a", "error": 5}]}`, `job "a" reported error 5`},
+		{`{"jobs": [{"jobname": "a", "write": {"iops": 10, "bw": 40, "total_ios": 10, "clat_ns": {"min": 5, "max": 9, "percentile": {"abc": 7}}}}]}`, `bad percentile key "abc"`},
+	} {
+		if _, err := Calibrate([]byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Calibrate(%s) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestCalibrateFromEnv calibrates from the fio JSON named by
+// SIMRUN_FIO_JSON (CI runs fio on its own machine and points here), and
+// checks the preset it writes decodes and validates. Skipped when unset.
+func TestCalibrateFromEnv(t *testing.T) {
+	path := os.Getenv("SIMRUN_FIO_JSON")
+	if path == "" {
+		t.Skip("SIMRUN_FIO_JSON not set")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := CalibratePreset(b, "ci-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f struct {
+		Description string      `toml:"description"`
+		Volume      disk.Config `toml:"volume"`
+	}
+	md, err := toml.Decode(string(out), &f)
+	if err != nil || len(md.Undecoded()) > 0 {
+		t.Fatalf("%v %v\n%s", err, md.Undecoded(), out)
+	}
+	if err := f.Volume.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("calibrated: %v IOPS, %v, write mean %v", f.Volume.IOPSMax, f.Volume.BandwidthMax, sim.Duration(f.Volume.WriteLatency.MeanDuration()))
+}
