@@ -74,8 +74,7 @@ func (s *DistSpec) UnmarshalTOML(v any) error {
 	case map[string]any:
 		return s.fromTable(x)
 	}
-	return fmt.Errorf("bad distribution %v (%s): want a duration like \"1ms\" or a table like { dist = \"lognormal\", median = \"250us\", p99 = \"2ms\" }",
-		v, tomlTypeName(v))
+	return typeErr("distribution", v, `want a duration like "1ms" or a table like { dist = "lognormal", median = "250us", p99 = "2ms" }`)
 }
 
 func (s *DistSpec) fromTable(m map[string]any) error {

@@ -119,6 +119,12 @@ func parseRat(num string) (*big.Rat, bool) {
 	if strings.Count(num, ".") > 1 || num == "." || strings.HasPrefix(num, "+.") || strings.HasPrefix(num, "-.") {
 		return nil, false
 	}
+	// big.Rat would expand "1e999999999" into a billion digits.
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		if e, err := strconv.Atoi(num[i+1:]); err != nil || e < -30 || e > 30 {
+			return nil, false
+		}
+	}
 	r, ok := new(big.Rat).SetString(num)
 	return r, ok
 }
@@ -260,7 +266,12 @@ func tomlInt(v any, kind, want string) (int64, error) {
 	case string:
 		return 0, errNotNumber
 	}
-	return 0, unitErr(kind, fmt.Sprintf("%v (%s)", v, tomlTypeName(v)), want)
+	return 0, typeErr(kind, v, want)
+}
+
+// typeErr reports a TOML value of a type the unit cannot take.
+func typeErr(kind string, v any, want string) error {
+	return fmt.Errorf("bad %s: got a %s; %s", kind, tomlTypeName(v), want)
 }
 
 var errNotNumber = fmt.Errorf("not a number")
@@ -424,7 +435,7 @@ func (c *Count) UnmarshalTOML(v any) error {
 	case string:
 		return c.UnmarshalText([]byte(x))
 	}
-	return unitErr("number", fmt.Sprintf("%v (%s)", v, tomlTypeName(v)), wantCount)
+	return typeErr("number", v, wantCount)
 }
 
 // ParseDuration parses a duration such as "1.5ms", "250us", "250µs", "600s"
@@ -495,5 +506,5 @@ func (d *Duration) UnmarshalTOML(v any) error {
 		}
 		return unitErr("duration", x, "a duration needs a unit; "+wantDuration+" (a string)")
 	}
-	return unitErr("duration", fmt.Sprintf("%v (%s)", v, tomlTypeName(v)), wantDuration+" (a string)")
+	return typeErr("duration", v, wantDuration+" (a string)")
 }

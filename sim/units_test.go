@@ -41,6 +41,8 @@ func TestParseBytes(t *testing.T) {
 		{"99999999999TiB", 0, "too large"},
 		{"1/2", 0, "want a size"},
 		{"0x10", 0, "want a size"},
+		{"1e999999999KiB", 0, "want a size"}, // must fail fast, not expand
+		{"1e-999999999", 0, "want a size"},
 	}
 	for _, tt := range tests {
 		got, err := ParseBytes(tt.in)

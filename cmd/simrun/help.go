@@ -1,0 +1,103 @@
+package main
+
+const usage = `simrun — a deterministic simulator of storage and commit pipelines
+
+Usage:
+  simrun run [FILE] [flags]          run each case of a scenario, print a table, JSON or CSV
+  simrun sweep FILE --set K=V1,V2    run a grid over parameters (shardable)
+  simrun merge PART.json...          join the partial results of a sharded sweep
+  simrun explain [FILE] [flags]      show every resolved parameter, its unit and where it came from
+  simrun validate FILE...            check scenario files without running them
+  simrun list                        list built-in scenarios and presets
+  simrun help COMMAND                more about one command
+
+FILE is a scenario file, or the name of a built-in one (simrun list), e.g.
+demo/mmc. Without FILE, run and explain use the built-in default scenario.
+
+Examples:
+  simrun run                                     # the built-in demo, a table in a second
+  simrun run demo/mmc --case mm4 --format json   # one case as JSON (schema simrun.result/v1)
+  simrun run my.toml --replications 5            # mean ± 95 % CI over 5 seeds
+  simrun sweep demo/mmc --case mm4 --set workload.demo.servers=4,5,6,8
+  simrun explain demo/mmc --case md4
+
+Exit status: 0 ok, 1 runtime failure or interrupted, 2 bad input or usage.
+Same file + same seed => byte-identical JSON. Docs: docs/cli.md, docs/scenarios.md, docs/results.md.
+`
+
+var commandHelp = map[string]string{
+	"run": `Usage: simrun run [FILE] [flags]
+
+Runs every case of the scenario (or those named with --case), in parallel on
+separate simulations; results are printed in file order. Without FILE it runs
+the built-in default scenario.
+
+Flags:
+  --case NAME          run only this case (repeatable)
+  --seed N             override the scenario's seed
+  --duration D         override the measured duration (e.g. 30s); warm-up is unchanged
+  --set KEY=VALUE      override any parameter by its key path (repeatable),
+                       e.g. --set workload.demo.servers=8 --set machine.preset=old-pc
+  --replications N     run N independent seeds per case; every metric becomes the
+                       mean, with NAME_ci95 the half-width of its 95 % confidence interval
+  --format F           table (default), json or csv
+  -o FILE              write the result to FILE atomically (temp file + rename)
+  --workers N          parallel runs (default: all cores)
+
+Ctrl-C stops cleanly: rows already complete are written, marked "partial": true,
+and the exit status is 1.
+
+Examples:
+  simrun run demo/mmc
+  simrun run demo/mmc --case mm4 --case md4 --format json -o out.json
+  simrun run scenarios/demo/pooling.toml --replications 10 --duration 20s
+`,
+	"sweep": `Usage: simrun sweep FILE --set KEY=V1,V2,... [--set ...] [flags]
+
+Runs the grid of all combinations of the --set values for every selected case:
+one result row per case and point, cases in file order, the last --set varying
+fastest. Values are TOML values (8, 1.5, true, "x") or, unquoted, strings such
+as 1.5ms or 120MB/s. A progress bar is drawn on stderr when it is a terminal.
+
+Flags: those of run, plus
+  --shard I/N          run only rows I, I+N, I+2N, ... (0 <= I < N) and write a
+                       partial JSON result; simrun merge joins the N parts into a
+                       result byte-identical to the unsharded sweep
+
+Examples:
+  simrun sweep demo/mmc --case mm4 --set workload.demo.servers=4,5,6,8
+  simrun sweep demo/mmc --set workload.demo.arrival_rate=2k,2.5k,3k,3.5k --format csv
+  simrun sweep demo/mmc --set workload.demo.servers=4,8 --shard 0/2 -o part-0.json
+`,
+	"merge": `Usage: simrun merge PART.json... [--format json|table|csv] [-o FILE]
+
+Joins the partial results written by simrun sweep --shard I/N. Every shard
+0..N-1 must be given once, from the same scenario, seed and grid. The merged
+JSON is byte-identical to the unsharded sweep's.
+
+Example:
+  for i in 0 1 2; do simrun sweep demo/mmc --set workload.demo.servers=4,5,6,8 --shard $i/3 -o part-$i.json; done
+  simrun merge part-*.json -o sweep.json
+`,
+	"explain": `Usage: simrun explain [FILE] [--case NAME]... [--set KEY=VALUE]... [--format table|json]
+
+Prints the fully resolved configuration of each case: every parameter's key
+path, value, unit, meaning and source — default, preset NAME, file PATH:LINE,
+case NAME or flag --NAME.
+
+Example:
+  simrun explain demo/mmc --case mg4-lognormal
+`,
+	"validate": `Usage: simrun validate FILE...
+
+Loads and checks each file without running it: syntax, unknown keys, types,
+units, ranges, case names, extends and presets. Prints "ok FILE" or one line
+per problem, FILE:LINE: key.path: message (allowed: ...). Exit status 2 if any
+file has a problem.
+`,
+	"list": `Usage: simrun list
+
+Lists the built-in scenarios (run them by name, e.g. simrun run demo/mmc) and
+the built-in presets by section.
+`,
+}

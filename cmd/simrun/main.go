@@ -1,0 +1,479 @@
+// Command simrun runs scenario files of the simrun simulator.
+//
+//	simrun run [FILE] [--case NAME]... [--seed N] [--duration D] [--set KEY=VALUE]...
+//	           [--replications N] [--format table|json|csv] [-o FILE]
+//	simrun sweep FILE --set KEY=V1,V2,... [--set ...] [--shard I/N] [...run flags]
+//	simrun merge PART.json... [--format json|table|csv] [-o FILE]
+//	simrun explain FILE [--case NAME]... [--format table|json]
+//	simrun validate FILE...
+//	simrun list
+//
+// The command is thin: it parses flags, calls package scenarios to load and
+// run, and prints the result document of package result. Exit status: 0
+// ok, 1 runtime failure (or interrupted), 2 bad input or usage.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"simrun/internal/result"
+	"simrun/scenarios"
+)
+
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// env is what a command writes to; tests substitute buffers.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+// usageError is bad input from the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Sprintf(format, a...)} }
+
+// run executes one command line and returns its exit status. No panic
+// escapes it.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			fmt.Fprintf(stderr, "simrun: internal error: %v (please report it with the command line)\n", firstLine(fmt.Sprint(p)))
+			code = exitFailure
+		}
+	}()
+	e := env{stdout, stderr}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		err = e.runCmd(rest, false)
+	case "sweep":
+		err = e.runCmd(rest, true)
+	case "merge":
+		err = e.mergeCmd(rest)
+	case "explain":
+		err = e.explainCmd(rest)
+	case "validate":
+		err = e.validateCmd(rest)
+	case "list":
+		err = e.listCmd(rest)
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			if h, ok := commandHelp[rest[0]]; ok {
+				fmt.Fprint(stdout, h)
+				return exitOK
+			}
+		}
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "simrun: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+	return e.report(err)
+}
+
+// report prints err and maps it to an exit status.
+func (e env) report(err error) int {
+	var el scenarios.ErrorList
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(e.stderr, "simrun: %s\n", ue.msg)
+		return exitUsage
+	case errors.As(err, &el):
+		for _, x := range el {
+			fmt.Fprintln(e.stderr, x.Error())
+		}
+		return exitUsage
+	case errors.Is(err, scenarios.ErrInterrupted):
+		fmt.Fprintf(e.stderr, "simrun: %v\n", err)
+		return exitFailure
+	}
+	fmt.Fprintf(e.stderr, "simrun: %v\n", err)
+	return exitFailure
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// newFlags returns a flag set that reports errors instead of exiting.
+func (e env) newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet("simrun "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		if h, ok := commandHelp[name]; ok {
+			fmt.Fprint(e.stderr, h)
+		}
+	}
+	return fs
+}
+
+// parse parses flags that may come before, between or after positional
+// arguments ("run FILE --case x" and "run --case x FILE" both work).
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// runFlags are shared by run and sweep.
+type runFlags struct {
+	cases        listFlag
+	sets         listFlag
+	seed         string
+	duration     string
+	format       string
+	out          string
+	replications int
+	shard        string
+	workers      int
+}
+
+func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
+	fs.Var(&f.cases, "case", "run only this case (repeatable)")
+	fs.Var(&f.sets, "set", "override KEY=VALUE (sweep: KEY=V1,V2,...; repeatable)")
+	fs.StringVar(&f.seed, "seed", "", "override the scenario's seed")
+	fs.StringVar(&f.duration, "duration", "", "override the measured duration, e.g. 30s")
+	fs.StringVar(&f.format, "format", "", "output format: table, json or csv")
+	fs.StringVar(&f.out, "o", "", "write the result to FILE (atomically) instead of stdout")
+	fs.IntVar(&f.replications, "replications", 1, "independent seeds per case; metrics become mean and 95% CI")
+	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default: all cores)")
+	if sweep {
+		fs.StringVar(&f.shard, "shard", "", "run shard I/N of the grid (0-based) and write a partial result")
+	}
+}
+
+func (e env) runCmd(args []string, sweep bool) error {
+	name := "run"
+	if sweep {
+		name = "sweep"
+	}
+	fs := e.newFlags(name)
+	var f runFlags
+	f.register(fs, sweep)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("%s takes one scenario file, got %d: %s", name, len(pos), strings.Join(pos, " "))
+	}
+	if sweep && len(pos) == 0 {
+		return usagef("sweep needs a scenario file (see simrun help sweep)")
+	}
+	if f.replications < 1 {
+		return usagef("--replications must be >= 1, got %d", f.replications)
+	}
+	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers}
+	if f.shard != "" {
+		if opt.Shard, err = scenarios.ParseShard(f.shard); err != nil {
+			return usageError{err.Error()}
+		}
+	}
+	format, err := pickFormat(f.format, f.shard != "")
+	if err != nil {
+		return err
+	}
+	if f.shard != "" && format != "json" {
+		return usagef("--shard writes a partial result for simrun merge; it must be --format json")
+	}
+
+	var sc *scenarios.Scenario
+	if len(pos) == 0 {
+		sc, err = scenarios.Default()
+	} else {
+		sc, err = scenarios.Load(pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	if err := applyOverrides(sc, f.seed, f.duration); err != nil {
+		return err
+	}
+	for _, s := range f.sets {
+		a, err := scenarios.ParseSet(s)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		switch {
+		case sweep:
+			opt.Sweep = append(opt.Sweep, a)
+		case len(a.Values) > 1:
+			return usagef("--set %s has %d values; use simrun sweep for a grid", a.Key, len(a.Values))
+		default:
+			if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
+				return err
+			}
+		}
+	}
+	if sweep && len(opt.Sweep) == 0 {
+		return usagef("sweep needs at least one --set KEY=V1,V2,...")
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bar := newProgress(e.stderr)
+	opt.Progress = bar.update
+	doc, runErr := scenarios.Run(ctx, sc, opt)
+	bar.finish()
+	if doc == nil {
+		return runErr
+	}
+	if err := e.write(doc, format, f.out, sweep); err != nil {
+		return err
+	}
+	if errors.Is(runErr, scenarios.ErrInterrupted) {
+		return fmt.Errorf("interrupted: wrote %d completed rows, marked partial", len(doc.Cases))
+	}
+	return runErr
+}
+
+func pickFormat(f string, shard bool) (string, error) {
+	switch f {
+	case "":
+		if shard {
+			return "json", nil
+		}
+		return "table", nil
+	case "table", "json", "csv":
+		return f, nil
+	}
+	return "", usagef("--format %q: want table, json or csv", f)
+}
+
+func applyOverrides(sc *scenarios.Scenario, seed, duration string) error {
+	if seed != "" {
+		n, err := strconv.ParseInt(seed, 10, 64)
+		if err != nil || n < 0 {
+			return usagef("--seed %q: want an integer between 0 and %d", seed, int64(1<<63-1))
+		}
+		if err := sc.Override("seed", n, scenarios.Source{Kind: "flag", Name: "--seed"}); err != nil {
+			return err
+		}
+	}
+	if duration != "" {
+		if err := sc.Override("duration", duration, scenarios.Source{Kind: "flag", Name: "--duration"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// write renders doc in the format to -o FILE (atomically) or stdout.
+func (e env) write(doc *result.Document, format, out string, sweep bool) error {
+	return e.output(out, func(w io.Writer, colored bool) error {
+		switch format {
+		case "json":
+			return result.Encode(w, doc)
+		case "csv":
+			return result.WriteCSV(w, doc)
+		}
+		return writeTable(w, doc, sweep, newStyle(colored))
+	})
+}
+
+// output calls render on stdout, or on a temporary file renamed to out
+// when render succeeds, so a reader never sees half a result.
+func (e env) output(out string, render func(w io.Writer, colored bool) error) error {
+	if out == "" || out == "-" {
+		return render(e.stdout, e.stdout == io.Writer(os.Stdout))
+	}
+	return writeAtomic(out, func(w io.Writer) error { return render(w, false) })
+}
+
+func (e env) mergeCmd(args []string) error {
+	fs := e.newFlags("merge")
+	format := fs.String("format", "json", "output format: json, table or csv")
+	out := fs.String("o", "", "write the merged result to FILE (atomically)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("merge needs the partial results to join (see simrun help merge)")
+	}
+	if _, err := pickFormat(*format, false); err != nil {
+		return err
+	}
+	var parts []*result.Document
+	for _, p := range pos {
+		fh, err := os.Open(p)
+		if err != nil {
+			return usagef("merge: %v", err)
+		}
+		d, err := result.Decode(fh)
+		fh.Close()
+		if err != nil {
+			return usagef("merge: %s: %v", p, err)
+		}
+		parts = append(parts, d)
+	}
+	doc, err := result.Merge(parts)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if err := e.write(doc, *format, *out, len(doc.Sweep) > 0); err != nil {
+		return err
+	}
+	if doc.Partial {
+		fmt.Fprintln(e.stderr, "simrun: warning: some parts were interrupted; the merged result is partial")
+	}
+	return nil
+}
+
+func (e env) explainCmd(args []string) error {
+	fs := e.newFlags("explain")
+	var cases, sets listFlag
+	fs.Var(&cases, "case", "explain only this case (repeatable)")
+	fs.Var(&sets, "set", "override KEY=VALUE before explaining (repeatable)")
+	seed := fs.String("seed", "", "override the seed")
+	duration := fs.String("duration", "", "override the duration")
+	format := fs.String("format", "table", "output format: table or json")
+	out := fs.String("o", "", "write to FILE (atomically)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format != "table" && *format != "json" {
+		return usagef("--format %q: want table or json", *format)
+	}
+	if len(pos) > 1 {
+		return usagef("explain takes one scenario file, got %d", len(pos))
+	}
+	var sc *scenarios.Scenario
+	if len(pos) == 0 {
+		sc, err = scenarios.Default()
+	} else {
+		sc, err = scenarios.Load(pos[0])
+	}
+	if err != nil {
+		return err
+	}
+	if err := applyOverrides(sc, *seed, *duration); err != nil {
+		return err
+	}
+	for _, s := range sets {
+		a, err := scenarios.ParseSet(s)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if len(a.Values) > 1 {
+			return usagef("--set %s: explain takes one value", a.Key)
+		}
+		if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
+			return err
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	ex, err := scenarios.Explain(sc, cases)
+	if err != nil {
+		return err
+	}
+	return e.output(*out, func(w io.Writer, colored bool) error {
+		if *format == "json" {
+			return writeJSON(w, ex)
+		}
+		return writeExplain(w, ex, newStyle(colored))
+	})
+}
+
+func (e env) validateCmd(args []string) error {
+	fs := e.newFlags("validate")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("validate needs one or more scenario files")
+	}
+	var all scenarios.ErrorList
+	for _, p := range pos {
+		sc, err := scenarios.Load(p)
+		var el scenarios.ErrorList
+		switch {
+		case err == nil:
+			fmt.Fprintf(e.stdout, "ok %s (%d cases)\n", sc.File, len(sc.Cases))
+		case errors.As(err, &el):
+			all = append(all, el...)
+		default:
+			return err
+		}
+	}
+	if len(all) > 0 {
+		return all
+	}
+	return nil
+}
+
+func (e env) listCmd(args []string) error {
+	fs := e.newFlags("list")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	st := newStyle(e.stdout == io.Writer(os.Stdout))
+	fmt.Fprintln(e.stdout, st.bold("Built-in scenarios")+" (run with: simrun run NAME)")
+	for _, b := range scenarios.Builtins() {
+		desc := ""
+		if sc, err := scenarios.Load(scenarios.BuiltinPrefix + b); err == nil {
+			desc = sc.Description
+		}
+		fmt.Fprintf(e.stdout, "  %-28s %s\n", strings.TrimSuffix(b, ".toml"), st.dim(desc))
+	}
+	fmt.Fprintln(e.stdout, st.bold("Presets")+" (use in a section: preset = \"NAME\")")
+	for _, sec := range scenarios.PresetSections() {
+		fmt.Fprintf(e.stdout, "  [%s] %s\n", sec, strings.Join(scenarios.PresetNames(sec), ", "))
+	}
+	return nil
+}

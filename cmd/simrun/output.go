@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/fatih/color"
+	"golang.org/x/term"
+
+	"simrun/internal/result"
+	"simrun/scenarios"
+)
+
+// style colours text when output goes to a terminal that wants colour
+// (fatih/color honours NO_COLOR, TERM=dumb and non-TTY stdout).
+type style struct{ on bool }
+
+func newStyle(toStdout bool) style { return style{on: toStdout && !color.NoColor} }
+
+func (s style) paint(str string, attrs ...color.Attribute) string {
+	if !s.on || str == "" {
+		return str
+	}
+	c := color.New(attrs...)
+	c.EnableColor()
+	return c.Sprint(str)
+}
+
+func (s style) bold(str string) string   { return s.paint(str, color.Bold) }
+func (s style) dim(str string) string    { return s.paint(str, color.Faint) }
+func (s style) key(str string) string    { return s.paint(str, color.FgCyan) }
+func (s style) warn(str string) string   { return s.paint(str, color.FgYellow, color.Bold) }
+func (s style) source(str string) string { return s.paint(str, color.FgGreen) }
+
+// maxSweepColumns bounds the metric columns of a sweep table; the rest are
+// in --format csv or json.
+const maxSweepColumns = 8
+
+func writeTable(w io.Writer, doc *result.Document, sweep bool, st style) error {
+	bw := bufio.NewWriter(w)
+	title := st.bold(doc.Scenario)
+	if doc.Description != "" {
+		title += " — " + doc.Description
+	}
+	fmt.Fprintln(bw, title)
+	reps := "1 replication"
+	if doc.Replications > 1 {
+		reps = fmt.Sprintf("%d replications (mean ± 95%% CI)", doc.Replications)
+	}
+	fmt.Fprintln(bw, st.dim(fmt.Sprintf("seed %d · %s measured after %s warm-up · %s",
+		doc.Seed, seconds(doc.Duration), seconds(doc.Warmup), reps)))
+	if doc.Partial {
+		fmt.Fprintln(bw, st.warn(fmt.Sprintf("PARTIAL: interrupted; %d rows completed", len(doc.Cases))))
+	}
+	fmt.Fprintln(bw)
+	var t result.Table
+	note := ""
+	if !sweep && len(doc.Cases) <= 6 {
+		t = result.MetricTable(doc)
+		printGrid(bw, t, st, true)
+	} else {
+		t = result.RowTable(doc, nil)
+		fixed := 1 + len(doc.Sweep)
+		if extra := len(t.Header) - fixed - maxSweepColumns; extra > 0 {
+			note = fmt.Sprintf("(%d more metrics: use --format csv or json)", extra)
+			t.Header = t.Header[:fixed+maxSweepColumns]
+			for i := range t.Rows {
+				t.Rows[i] = t.Rows[i][:fixed+maxSweepColumns]
+			}
+		}
+		printGrid(bw, t, st, false)
+	}
+	if note != "" {
+		fmt.Fprintln(bw, st.dim(note))
+	}
+	return bw.Flush()
+}
+
+func seconds(s float64) string {
+	if s == float64(int64(s)) {
+		return fmt.Sprintf("%ds", int64(s))
+	}
+	return strings.Replace(time.Duration(s*1e9).Round(time.Microsecond).String(), "µs", "us", 1)
+}
+
+// printGrid aligns a table: the first column left, the others right.
+// Widths are counted in runes, before colouring.
+func printGrid(w io.Writer, t result.Table, st style, keyColumn bool) {
+	widths := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		widths[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	pad := func(s string, i int) string {
+		gap := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s))
+		if i == 0 {
+			return s + gap
+		}
+		return gap + s
+	}
+	var hdr []string
+	for i, h := range t.Header {
+		hdr = append(hdr, st.bold(pad(h, i)))
+	}
+	fmt.Fprintln(w, strings.TrimRight(strings.Join(hdr, "  "), " "))
+	for _, r := range t.Rows {
+		var cells []string
+		for i, c := range r {
+			p := pad(c, i)
+			if i == 0 && keyColumn {
+				p = st.key(p)
+			}
+			cells = append(cells, p)
+		}
+		fmt.Fprintln(w, strings.TrimRight(strings.Join(cells, "  "), " "))
+	}
+}
+
+func writeExplain(w io.Writer, ex *scenarios.Explanation, st style) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%s — %s (%s)\n", st.bold(ex.Scenario), ex.Description, ex.File)
+	for _, c := range ex.Cases {
+		fmt.Fprintln(bw)
+		head := "case " + st.bold(c.Name)
+		if c.Location != "" {
+			head += " " + st.dim("("+c.Location+")")
+		}
+		if c.Description != "" {
+			head += ": " + c.Description
+		}
+		fmt.Fprintln(bw, head)
+		t := result.Table{Header: []string{"key", "value", "unit", "source", "meaning"}}
+		for _, p := range c.Params {
+			t.Rows = append(t.Rows, []string{p.Key, p.Value, p.Unit, p.Source, p.Doc})
+		}
+		printExplainGrid(bw, t, st)
+	}
+	return bw.Flush()
+}
+
+// printExplainGrid aligns every column left and colours sources by kind.
+func printExplainGrid(w io.Writer, t result.Table, st style) {
+	widths := make([]int, len(t.Header))
+	for i, h := range t.Header {
+		widths[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range t.Rows {
+		for i, c := range r[:len(r)-1] {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	line := func(cells []string, paint func(i int, s string) string) {
+		var out []string
+		for i, c := range cells {
+			s := c
+			if i < len(cells)-1 {
+				s += strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			}
+			out = append(out, paint(i, s))
+		}
+		fmt.Fprintln(w, "  "+strings.TrimRight(strings.Join(out, "  "), " "))
+	}
+	line(t.Header, func(_ int, s string) string { return st.bold(s) })
+	for _, r := range t.Rows {
+		line(r, func(i int, s string) string {
+			switch i {
+			case 0:
+				return st.key(s)
+			case 3:
+				if !strings.HasPrefix(s, "default") {
+					return st.source(s)
+				}
+			case 4:
+				return st.dim(s)
+			}
+			return s
+		})
+	}
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeAtomic writes a file through a temporary file in the same
+// directory, synced and renamed into place: readers see the old file or
+// the complete new one, never a torn write.
+func writeAtomic(path string, fill func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriter(f)
+	if err = fill(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// progress draws a one-line bar on stderr when it is a terminal.
+type progress struct {
+	w     io.Writer
+	on    bool
+	drawn bool
+	start time.Time
+	last  time.Time
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, start: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.on = true
+	}
+	return p
+}
+
+func (p *progress) update(done, total int) {
+	if !p.on || total < 2 {
+		return
+	}
+	now := time.Now()
+	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = now
+	const width = 30
+	fill := width * done / total
+	eta := ""
+	if done > 0 && done < total {
+		left := time.Duration(float64(now.Sub(p.start)) / float64(done) * float64(total-done))
+		eta = fmt.Sprintf(" ~%s left", left.Round(time.Second))
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs%s\033[K", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, eta)
+	p.drawn = true
+}
+
+func (p *progress) finish() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}

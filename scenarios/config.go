@@ -1,0 +1,115 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"simrun/model/demo"
+	"simrun/model/disk"
+	"simrun/model/fio"
+	"simrun/sim"
+)
+
+// Settings are the run-level keys at the top of a scenario file.
+type Settings struct {
+	Seed     uint64       `toml:"seed" unit:"" doc:"run seed; every component's random stream derives from it and the component's name"`
+	Duration sim.Duration `toml:"duration" unit:"duration" doc:"measured simulated time of each run, after the warm-up"`
+	Warmup   sim.Duration `toml:"warmup" unit:"duration" doc:"simulated time run first and discarded, so queues and caches reach steady state"`
+}
+
+// DefaultSettings: seed 1, a 1 s warm-up and a 10 s measured window.
+func DefaultSettings() Settings {
+	return Settings{Seed: 1, Duration: sim.Duration(10 * time.Second), Warmup: sim.Duration(time.Second)}
+}
+
+// MaxDuration bounds warm-up plus duration: virtual time is int64 ns, and a
+// run this long would take days of wall time anyway.
+const MaxDuration = 30 * 24 * time.Hour
+
+// Validate checks the settings.
+func (s Settings) Validate() error {
+	var errs []error
+	if s.Duration <= 0 {
+		errs = append(errs, fmt.Errorf("duration: must be > 0, got %v", s.Duration))
+	}
+	if s.Warmup.D()+s.Duration.D() > MaxDuration {
+		errs = append(errs, fmt.Errorf("duration: warmup + duration must be at most %v, got %v",
+			sim.Duration(MaxDuration), sim.Duration(s.Warmup.D()+s.Duration.D())))
+	}
+	return errors.Join(errs...)
+}
+
+// Machine is the [machine] section: the server the database runs on.
+type Machine struct {
+	Name  string `toml:"name" doc:"label for reports"`
+	Cores int    `toml:"cores" unit:"cores" doc:"CPU cores (vCPUs) the server has; assumption: a 4-vCPU cloud VM"`
+}
+
+// DefaultMachine is a 4-vCPU machine.
+func DefaultMachine() Machine { return Machine{Name: "generic-4vcpu", Cores: 4} }
+
+// Validate checks the machine.
+func (m Machine) Validate() error {
+	if m.Cores < 1 || m.Cores > 4096 {
+		return fmt.Errorf("cores: must be between 1 and 4096, got %d", m.Cores)
+	}
+	return nil
+}
+
+// Workload is the [workload] section: which generator drives the model, and
+// one sub-section per kind. Only the sub-section named by kind is used,
+// validated and explained (the variant tag says so).
+type Workload struct {
+	Kind string      `toml:"kind" doc:"the workload generator that drives the run"`
+	Demo demo.Config `toml:"demo" variant:"kind" doc:"M/M/c queue demo"`
+	Fio  fio.Config  `toml:"fio" variant:"kind" doc:"a fio job on the volume"`
+}
+
+// DefaultWorkload has no kind: a scenario must choose one.
+func DefaultWorkload() Workload {
+	return Workload{Demo: demo.DefaultConfig(), Fio: fio.DefaultConfig()}
+}
+
+// Validate checks that kind names a registered runner. The chosen
+// variant's own Validate is called by the loader.
+func (w Workload) Validate() error {
+	if w.Kind == "" {
+		return fmt.Errorf("kind: must be set (allowed: %s)", strings.Join(Kinds(), ", "))
+	}
+	if runnerFor(w.Kind) == nil {
+		return fmt.Errorf("kind: unknown workload %q (allowed: %s)", w.Kind, strings.Join(Kinds(), ", "))
+	}
+	return nil
+}
+
+// Config is the model configuration of one case: one field per section of
+// a scenario file. To add a section, add a field here (its toml tag is the
+// section name; the type is the model's Config, with a Validate method) and
+// its default in DefaultConfig.
+type Config struct {
+	Machine  Machine     `toml:"machine" doc:"the server"`
+	Volume   disk.Config `toml:"volume" doc:"the block volume the data lives on"`
+	Workload Workload    `toml:"workload" doc:"what drives the run"`
+}
+
+// DefaultConfig returns every section's defaults.
+func DefaultConfig() Config {
+	return Config{
+		Machine:  DefaultMachine(),
+		Volume:   disk.DefaultConfig(),
+		Workload: DefaultWorkload(),
+	}
+}
+
+// requiredSections must be present in a scenario (in the file or a file it
+// extends).
+var requiredSections = []string{"workload"}
+
+// resolved is what one case resolves to: settings and model configuration,
+// both inline at the top level of a file.
+type resolved struct {
+	Settings
+	Config
+}

@@ -1,0 +1,56 @@
+package scenarios
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"testing"
+)
+
+// FuzzLoad feeds the loader arbitrary files, seeded with the built-in
+// library and the bad inputs of TestLoadErrors. Every input must either be
+// rejected with an ErrorList or load, validate and run for 1ms; nothing may
+// panic. Run it with: go test ./scenarios -fuzz FuzzLoad -fuzztime 60s
+func FuzzLoad(f *testing.F) {
+	fs.WalkDir(library, ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := fs.ReadFile(library, p)
+			f.Add(b)
+		}
+		return nil
+	})
+	for _, b := range badInputs {
+		f.Add([]byte(b.src))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sc, err := LoadBytes("fuzz.toml", data)
+		if err != nil {
+			var el ErrorList
+			if !errors.As(err, &el) {
+				t.Fatalf("error is %T, not an ErrorList: %v", err, err)
+			}
+			for _, e := range el {
+				if e.Msg == "" {
+					t.Fatalf("empty message in %v", e)
+				}
+			}
+			return
+		}
+		src := Source{Kind: "flag", Name: "fuzz"}
+		if err := sc.Override("duration", "1ms", src); err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.Override("warmup", "0s", src); err != nil {
+			t.Fatal(err)
+		}
+		if err := sc.Validate(); err != nil {
+			t.Fatalf("valid scenario invalid after shortening: %v", err)
+		}
+		for _, c := range sc.Cases {
+			c.Params() // explain must not panic either
+		}
+		if _, err := Run(context.Background(), sc, Options{Workers: 1}); err != nil {
+			t.Fatalf("valid scenario failed to run: %v", err)
+		}
+	})
+}

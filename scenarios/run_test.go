@@ -1,0 +1,189 @@
+package scenarios
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"simrun/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
+
+func runJSON(t *testing.T, sc *Scenario, opt Options) []byte {
+	t.Helper()
+	doc, err := Run(context.Background(), sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := result.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestGolden runs every built-in scenario with its own seed and compares
+// the JSON with testdata/golden/<topic>_<name>.json
+// (go test ./scenarios -run TestGolden -update rewrites them).
+func TestGolden(t *testing.T) {
+	for _, name := range Builtins() {
+		sc := mustLoad(t, BuiltinPrefix+name)
+		got := runJSON(t, sc, Options{})
+		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(name, ".toml"), "/", "_")+".json")
+		if *update {
+			os.MkdirAll(filepath.Dir(golden), 0o755)
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./scenarios -run TestGolden -update)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: output differs from %s; if the change is intended, rerun with -update.\ngot:\n%s", name, golden, got)
+		}
+	}
+}
+
+// TestDeterminism: the same scenario and seed give byte-identical JSON run
+// twice, with GOMAXPROCS 1 and 2, with 1 worker or many, and sharded then
+// merged versus whole.
+func TestDeterminism(t *testing.T) {
+	sc := mustLoad(t, "demo/mmc")
+	if err := sc.Override("duration", "5s", Source{Kind: "flag", Name: "--duration"}); err != nil {
+		t.Fatal(err)
+	}
+	opt := Options{Replications: 2}
+	first := runJSON(t, sc, opt)
+	if again := runJSON(t, sc, opt); !bytes.Equal(first, again) {
+		t.Error("two runs differ")
+	}
+	prev := runtime.GOMAXPROCS(1)
+	one := runJSON(t, sc, opt)
+	runtime.GOMAXPROCS(2)
+	two := runJSON(t, sc, Options{Replications: 2, Workers: 7})
+	runtime.GOMAXPROCS(prev)
+	if !bytes.Equal(first, one) || !bytes.Equal(first, two) {
+		t.Error("GOMAXPROCS or worker count changed the output")
+	}
+
+	sweep := Options{
+		Cases: []string{"mm4", "md4"},
+		Sweep: []Axis{
+			{Key: "workload.demo.servers", Values: []any{int64(4), int64(5), int64(6)}},
+			{Key: "workload.demo.arrival_rate", Values: []any{"2k", int64(2500)}},
+		},
+	}
+	whole := runJSON(t, sc, sweep)
+	for _, n := range []int{1, 2, 5, 12, 20} {
+		var parts []*result.Document
+		for i := n - 1; i >= 0; i-- {
+			o := sweep
+			o.Shard = Shard{Index: i, Count: n}
+			b := runJSON(t, sc, o)
+			d, err := result.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Fatal(err)
+			}
+			parts = append(parts, d)
+		}
+		m, err := result.Merge(parts)
+		if err != nil {
+			t.Fatalf("%d shards: %v", n, err)
+		}
+		merged, _ := result.Marshal(m)
+		if !bytes.Equal(merged, whole) {
+			t.Errorf("%d shards merged differ from the whole sweep:\n%s\n---\n%s", n, merged, whole)
+		}
+	}
+}
+
+func TestSweepRows(t *testing.T) {
+	sc := mustLoad(t, "demo/mmc")
+	sc.Override("duration", "1s", Source{Kind: "flag"})
+	doc, err := Run(context.Background(), sc, Options{
+		Cases: []string{"md4", "mm4"}, // file order wins
+		Sweep: []Axis{{Key: "workload.demo.servers", Values: []any{int64(4), int64(8)}}, {Key: "seed", Values: []any{int64(1), int64(2)}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range doc.Cases {
+		got = append(got, c.Name+"/"+result.FormatValue(c.Point["workload.demo.servers"])+"/"+result.FormatValue(c.Point["seed"]))
+		if c.Seed == nil || *c.Seed != uint64(c.Point["seed"].(int64)) {
+			t.Errorf("row seed %v, point %v", c.Seed, c.Point)
+		}
+	}
+	want := "mm4/4/1 mm4/4/2 mm4/8/1 mm4/8/2 md4/4/1 md4/4/2 md4/8/1 md4/8/2"
+	if s := join(got); s != want {
+		t.Errorf("rows %s, want %s", s, want)
+	}
+	_, err = Run(context.Background(), sc, Options{Sweep: []Axis{{Key: "workload.demo.servers", Values: []any{int64(0)}}}})
+	var el ErrorList
+	if !errors.As(err, &el) {
+		t.Errorf("invalid sweep value: %v, want ErrorList", err)
+	}
+}
+
+func join(s []string) string {
+	var b bytes.Buffer
+	for i, x := range s {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(x)
+	}
+	return b.String()
+}
+
+func TestReplications(t *testing.T) {
+	sc := mustLoad(t, "demo/mmc")
+	sc.Override("duration", "5s", Source{Kind: "flag"})
+	doc, err := Run(context.Background(), sc, Options{Cases: []string{"mm4"}, Replications: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := doc.Cases[0].Metrics
+	mean, _ := m.Lookup("wait_ms.avg")
+	ci, ok := m.Lookup("wait_ms.avg_ci95")
+	theory, _ := m.Lookup("erlang_c.wait_ms_avg")
+	if !ok || doc.Replications != 8 {
+		t.Fatalf("no CI: %v", m)
+	}
+	mf, cf, tf := mean.(float64), ci.(float64), theory.(float64)
+	if !(cf > 0) || math.Abs(mf-tf) > 3*cf {
+		t.Errorf("wait %.4f ± %.4f ms vs Erlang C %.4f", mf, cf, tf)
+	}
+	if ReplicationSeed(42, 0) != 42 || ReplicationSeed(42, 1) == ReplicationSeed(42, 2) {
+		t.Error("replication seeds")
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	sc := mustLoad(t, "demo/mmc")
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	doc, err := Run(ctx, sc, Options{Workers: 1, Progress: func(done, total int) {
+		n = done
+		if done == 2 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, ErrInterrupted) || doc == nil || !doc.Partial || len(doc.Cases) != 2 || n != 2 {
+		t.Fatalf("err %v, doc partial=%v cases=%d, progress %d", err, doc != nil && doc.Partial, len(doc.Cases), n)
+	}
+	if doc.Cases[0].Name != "mm4" || doc.Cases[1].Name != "md4" {
+		t.Errorf("kept %s, %s", doc.Cases[0].Name, doc.Cases[1].Name)
+	}
+}

@@ -1,0 +1,164 @@
+package scenarios
+
+import (
+	"context"
+	"time"
+
+	"simrun/internal/result"
+	"simrun/model/demo"
+	"simrun/model/disk"
+	"simrun/model/fio"
+	"simrun/sim"
+	"simrun/sim/stats"
+)
+
+// Runner runs one case once: it builds its own sim.New(rc.Seed), wires the
+// models from rc.Config, runs rc.Warmup, resets statistics, runs
+// rc.Duration, and returns the metrics of the measured window. It must be
+// deterministic in (Config, Seed, Duration, Warmup) and must not share
+// mutable state with other runs: runs execute in parallel.
+type Runner func(rc RunContext) (result.Metrics, error)
+
+// RunContext is what a Runner gets.
+type RunContext struct {
+	Context     context.Context // cancelled on Ctrl-C: return promptly (RunUntil does)
+	Case        string
+	Config      Config
+	Seed        uint64 // this replication's seed
+	Replication int    // 0-based
+	Duration    time.Duration
+	Warmup      time.Duration
+}
+
+// runners maps workload.kind to its runner, in a fixed order. To add a
+// workload, add one line.
+var runners = []struct {
+	kind string
+	run  Runner
+}{
+	{"demo", runDemo},
+	{"fio", runFio},
+}
+
+// Kinds lists the registered workload kinds.
+func Kinds() []string {
+	out := make([]string, len(runners))
+	for i, r := range runners {
+		out[i] = r.kind
+	}
+	return out
+}
+
+func runnerFor(kind string) Runner {
+	for _, r := range runners {
+		if r.kind == kind {
+			return r.run
+		}
+	}
+	return nil
+}
+
+// End returns the virtual time at which the run ends: warm-up + duration.
+func (rc RunContext) End() sim.Time { return sim.At(rc.Warmup + rc.Duration) }
+
+// RunUntil runs env up to t like env.RunUntil, but returns early with the
+// context's error when the run is cancelled (checked every 4096 events).
+func (rc RunContext) RunUntil(env *sim.Env, t sim.Time) error {
+	ctx := rc.Context
+	if ctx == nil {
+		env.RunUntil(t)
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	n := 0
+	env.RunWhile(func() bool {
+		n++
+		if n&4095 == 0 && ctx.Err() != nil {
+			return false
+		}
+		return env.NextAt() <= t
+	})
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	env.RunUntil(t)
+	return nil
+}
+
+// runDemo runs the M/M/c demo queue.
+func runDemo(rc RunContext) (result.Metrics, error) {
+	cfg := rc.Config.Workload.Demo
+	env := sim.New(rc.Seed)
+	m, err := demo.New(env, cfg)
+	if err != nil {
+		return nil, err
+	}
+	m.Start()
+	if err := rc.RunUntil(env, sim.At(rc.Warmup)); err != nil {
+		return nil, err
+	}
+	m.ResetStats()
+	if err := rc.RunUntil(env, rc.End()); err != nil {
+		return nil, err
+	}
+	st := m.Stats()
+	secs := st.Elapsed.Seconds()
+	out := result.Metrics{
+		"arrivals":         st.Arrived,
+		"completed":        st.Completed,
+		"throughput_per_s": float64(st.Completed) / secs,
+		"util_pct":         100 * st.Utilization,
+		"queue_len_avg":    st.MeanQueue,
+		"queue_len_max":    int64(st.MaxQueue),
+		"latency_ms":       latencyMs(st.Response),
+		"wait_ms":          latencyMs(st.Wait),
+	}
+	if th, ok := demo.MMC(cfg); ok {
+		out["erlang_c"] = result.Metrics{
+			"wait_probability": th.WaitProbability,
+			"wait_ms_avg":      ms(th.MeanWait),
+			"latency_ms_avg":   ms(th.MeanResponse),
+			"util_pct":         100 * th.Utilization,
+		}
+	}
+	return out, nil
+}
+
+// latencyMs reports a nanosecond histogram summary in milliseconds.
+func latencyMs(s stats.HistogramSummary) result.Metrics {
+	return result.Metrics{
+		"avg": s.Mean / 1e6,
+		"p50": float64(s.P50) / 1e6,
+		"p95": float64(s.P95) / 1e6,
+		"p99": float64(s.P99) / 1e6,
+		"max": float64(s.Max) / 1e6,
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d) / 1e6 }
+
+// runFio runs a fio job on the scenario's volume.
+func runFio(rc RunContext) (result.Metrics, error) {
+	env := sim.New(rc.Seed)
+	vol, err := disk.New(env, rc.Config.Volume)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fio.Start(env, vol, rc.Config.Workload.Fio)
+	if err != nil {
+		return nil, err
+	}
+	if err := rc.RunUntil(env, sim.At(rc.Warmup)); err != nil {
+		return nil, err
+	}
+	vol.ResetStats()
+	b.ResetStats()
+	if err := rc.RunUntil(env, rc.End()); err != nil {
+		return nil, err
+	}
+	m := result.Metrics(b.Metrics())
+	m["disk"] = vol.Metrics()
+	return m, nil
+}
