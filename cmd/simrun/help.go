@@ -9,6 +9,7 @@ Usage:
   simrun explain [FILE] [flags]      show every resolved parameter, its unit and where it came from
   simrun validate FILE...            check scenario files without running them
   simrun list                        list built-in scenarios and presets
+  simrun calibrate FIO.json -o V.toml  turn a real fio JSON result into a volume preset
   simrun help COMMAND                more about one command
 
 FILE is a scenario file, or the name of a built-in one (simrun list), e.g.
@@ -99,5 +100,21 @@ file has a problem.
 
 Lists the built-in scenarios (run them by name, e.g. simrun run demo/mmc) and
 the built-in presets by section.
+`,
+	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME]
+
+Reads the output of a real fio run (fio 3.x, --output-format=json) and writes
+a volume preset: the IOPS and bandwidth caps from the measured maxima, and
+read, write and flush latency distributions (empirical) from the completion
+latency percentiles. Use the preset in a scenario with
+  [volume]
+  preset = "NAME"     # when the file sits in scenarios/library/volume/
+or copy its [volume] table into the scenario. See docs/model-disk.md.
+
+Example:
+  fio --name=t --filename=/data/fio.dat --size=1G --rw=randwrite --bs=16k \
+      --iodepth=16 --ioengine=libaio --direct=1 --runtime=60 --time_based \
+      --output-format=json > fio.json
+  simrun calibrate fio.json -o my-volume.toml
 `,
 }

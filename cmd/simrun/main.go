@@ -7,6 +7,7 @@
 //	simrun explain FILE [--case NAME]... [--format table|json]
 //	simrun validate FILE...
 //	simrun list
+//	simrun calibrate FIO.json [-o volume.toml] [--name NAME]
 //
 // The command is thin: it parses flags, calls package scenarios to load and
 // run, and prints the result document of package result. Exit status: 0
@@ -79,6 +80,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.validateCmd(rest)
 	case "list":
 		err = e.listCmd(rest)
+	case "calibrate":
+		err = e.calibrateCmd(rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			if h, ok := commandHelp[rest[0]]; ok {

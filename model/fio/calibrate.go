@@ -198,7 +198,7 @@ func empirical(l fioLat) (sim.DistSpec, error) {
 		if err != nil || p <= 0 || p >= 100 {
 			return sim.DistSpec{}, fmt.Errorf("bad percentile key %q", k)
 		}
-		pts = append(pts, pt{p / 100, v})
+		pts = append(pts, pt{math.Round(p*1e4) / 1e6, v}) // fio keys are percent with 6 decimals
 	}
 	sort.Slice(pts, func(i, j int) bool { return pts[i].p < pts[j].p })
 	lo, hi := l.Min, l.Max
