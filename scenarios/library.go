@@ -154,3 +154,13 @@ func lookupBuiltin(name string) (fileRef, error) {
 	}
 	return fileRef{}, fmt.Errorf("no built-in scenario %q (built-in: %s)", name, strings.Join(Builtins(), ", "))
 }
+
+// Text returns the source text of a scenario file on disk or in the
+// built-in library, as Load would read it: exports show it.
+func Text(name string) ([]byte, error) {
+	ref, err := resolveName(name)
+	if err != nil {
+		return nil, err
+	}
+	return ref.read()
+}

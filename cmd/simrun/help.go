@@ -10,6 +10,8 @@ Usage:
   simrun validate FILE...            check scenario files without running them
   simrun list                        list built-in scenarios and presets
   simrun calibrate FIO.json -o V.toml  turn a real fio JSON result into a volume preset
+  simrun plot IN --kind K -o out.png  chart a result (bar, sweep, latency, series, breakdown)
+  simrun export IN --format ipynb -o F  a Jupyter notebook, a docs page (md) or tidy CSV
   simrun help COMMAND                more about one command
 
 FILE is a scenario file, or the name of a built-in one (simrun list), e.g.
@@ -100,6 +102,26 @@ file has a problem.
 
 Lists the built-in scenarios (run them by name, e.g. simrun run demo/mmc) and
 the built-in presets by section.
+`,
+	"plot": `Usage: simrun plot RESULT.json|FILE.toml --kind KIND -o out.png|out.svg
+        [--width PX] [--height PX] [--metric PATH] [--case NAME]... [--title T]
+
+Draws a chart with gonum/plot. IN is a result written by simrun run
+--format json, or a scenario file (or built-in name) that is run first.
+Kinds: bar (one metric per case, grouped by "group/label" case names),
+sweep (TPS and p99 against the swept parameter, knee marked), latency
+(percentile curve), series (TPS, device MB/s, %util, checkpoint age, queue
+depth over time), breakdown (stacked commit latency). See docs/export.md.
+
+Example:
+  simrun plot binlog/innodb-vs-file-120mbs --duration 20s --kind breakdown -o b.png
+`,
+	"export": `Usage: simrun export RESULT.json|FILE.toml --format ipynb|md|csv -o FILE [--image png|svg]
+
+Exports a result as a Jupyter notebook (nbformat 4, charts pre-rendered, data
+loaded into pandas), a markdown docs page with its charts beside it, or tidy
+CSV (one row per case x metric). The same input gives byte-identical files;
+no path, host name or timestamp is written. See docs/export.md.
 `,
 	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME]
 

@@ -8,6 +8,8 @@
 //	simrun validate FILE...
 //	simrun list
 //	simrun calibrate FIO.json [-o volume.toml] [--name NAME]
+//	simrun plot RESULT.json|FILE.toml --kind KIND -o out.png|out.svg
+//	simrun export RESULT.json|FILE.toml --format ipynb|md|csv -o FILE
 //
 // The command is thin: it parses flags, calls package scenarios to load and
 // run, and prints the result document of package result. Exit status: 0
@@ -82,6 +84,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.listCmd(rest)
 	case "calibrate":
 		err = e.calibrateCmd(rest)
+	case "plot":
+		err = e.plotCmd(rest)
+	case "export":
+		err = e.exportCmd(rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			if h, ok := commandHelp[rest[0]]; ok {

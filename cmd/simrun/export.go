@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"simrun/internal/export"
+	"simrun/internal/plot"
+	"simrun/internal/result"
+	"simrun/scenarios"
+)
+
+// loadResult reads a result document, or runs a scenario file (or built-in
+// scenario name) and returns its result. For a scenario it also returns the
+// file's text, which exports show.
+func (e env) loadResult(input string, cases []string, seed, duration string) (*result.Document, []byte, string, error) {
+	if strings.HasSuffix(input, ".json") {
+		fh, err := os.Open(input)
+		if err != nil {
+			return nil, nil, "", usagef("%v", err)
+		}
+		defer fh.Close()
+		d, err := result.Decode(fh)
+		if err != nil {
+			return nil, nil, "", usagef("%s: %v", input, err)
+		}
+		return d, nil, "", nil
+	}
+	sc, err := scenarios.Load(input)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := applyOverrides(sc, seed, duration); err != nil {
+		return nil, nil, "", err
+	}
+	if err := sc.Validate(); err != nil {
+		return nil, nil, "", err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bar := newProgress(e.stderr)
+	doc, err := scenarios.Run(ctx, sc, scenarios.Options{Cases: cases, Replications: 1, Progress: bar.update})
+	bar.finish()
+	if err != nil {
+		return nil, nil, "", err
+	}
+	text, _ := scenarios.Text(input)
+	return doc, text, filepath.Base(sc.File), nil
+}
+
+func (e env) plotCmd(args []string) error {
+	fs := e.newFlags("plot")
+	kind := fs.String("kind", "bar", "chart: bar, sweep, latency, series or breakdown")
+	out := fs.String("o", "", "output file, .png or .svg (required)")
+	width := fs.Int("width", 0, "width in pixels (default 960)")
+	height := fs.Int("height", 0, "height in pixels (default 540, or per panel)")
+	metric := fs.String("metric", "", "metric path for bar charts (default tps)")
+	title := fs.String("title", "", "chart title (default from the scenario)")
+	seed := fs.String("seed", "", "override the seed (scenario input)")
+	duration := fs.String("duration", "", "override the duration (scenario input)")
+	var cases listFlag
+	fs.Var(&cases, "case", "only this case (repeatable)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *out == "" {
+		return usagef("plot takes one RESULT.json or FILE.toml and -o out.png|out.svg (see simrun help plot)")
+	}
+	k, err := plot.ParseKind(*kind)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	f, err := plot.FormatOf(*out)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	d, _, _, err := e.loadResult(pos[0], cases, *seed, *duration)
+	if err != nil {
+		return err
+	}
+	opt := plot.Options{Width: *width, Height: *height, Metric: *metric, Cases: cases, Title: *title}
+	return writeAtomic(*out, func(w io.Writer) error { return plot.Render(w, d, k, f, opt) })
+}
+
+func (e env) exportCmd(args []string) error {
+	fs := e.newFlags("export")
+	format := fs.String("format", "ipynb", "ipynb, md or csv")
+	out := fs.String("o", "", "output file (required)")
+	image := fs.String("image", "png", "chart format for md: png or svg")
+	seed := fs.String("seed", "", "override the seed (scenario input)")
+	duration := fs.String("duration", "", "override the duration (scenario input)")
+	var cases listFlag
+	fs.Var(&cases, "case", "only this case (repeatable, scenario input)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *out == "" {
+		return usagef("export takes one RESULT.json or FILE.toml and -o FILE (see simrun help export)")
+	}
+	f, err := export.ParseFormat(*format)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	img, err := plot.FormatOf("x." + *image)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	d, text, file, err := e.loadResult(pos[0], cases, *seed, *duration)
+	if err != nil {
+		return err
+	}
+	files, err := export.Export(d, f, *out, export.Options{Scenario: text, ScenarioFile: file, Image: img})
+	if err != nil {
+		return err
+	}
+	for _, fl := range files {
+		name := filepath.Join(filepath.Dir(*out), fl.Name)
+		if err := writeAtomic(name, func(w io.Writer) error { _, err := w.Write(fl.Data); return err }); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", name)
+	}
+	return nil
+}

@@ -1,0 +1,279 @@
+package export
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"image/png"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"simrun/internal/plot"
+	"simrun/internal/plot/plottest"
+	"simrun/internal/result"
+)
+
+var update = flag.Bool("update", false, "rewrite goldens under testdata/ and the tutorial notebooks in docs/tutorials")
+
+// scenarioTOML stands for the scenario file a user exported from.
+const scenarioTOML = `# A small scenario for the export tests.
+seed = 42
+duration = "20s"
+
+[[case]]
+name = "innodb/trx=1"
+` + "```" + ` fences inside a scenario must not close the markdown block
+`
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/export -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden (go test ./internal/export -update to accept); got:\n%s", path, got)
+	}
+}
+
+func TestCSVGolden(t *testing.T) {
+	for name, d := range map[string]*result.Document{"run": plottest.Run(), "sweep": plottest.Sweep()} {
+		files, err := Export(d, CSV, "out/"+name+".csv", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) != 1 || files[0].Name != name+".csv" {
+			t.Fatalf("files %v", names(files))
+		}
+		golden(t, name+".csv", files[0].Data)
+	}
+}
+
+func TestCSVShape(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, plottest.Sweep()); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if lines[0] != "case,workload.threads,metric,value,ci95" {
+		t.Errorf("header %q", lines[0])
+	}
+	// 16 cases × 6 metrics (tps and five latency figures).
+	if len(lines)-1 != 16*6 {
+		t.Errorf("%d rows, want %d", len(lines)-1, 16*6)
+	}
+	if lines[1] != "file,1,tps,263.2,4.47" {
+		t.Errorf("first row %q", lines[1])
+	}
+}
+
+func names(files []File) []string {
+	var s []string
+	for _, f := range files {
+		s = append(s, f.Name)
+	}
+	return s
+}
+
+func TestMarkdownGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		doc  *result.Document
+		opt  Options
+	}{
+		{"run", plottest.Run(), Options{Scenario: []byte(scenarioTOML), ScenarioFile: "some/dir/binlog.toml", Width: 480, Height: 300}},
+		{"sweep", plottest.Sweep(), Options{Width: 480, Height: 300, Image: plot.SVG}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files, err := Export(tc.doc, Markdown, "page.md", tc.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".md", files[0].Data)
+			var want []string
+			want = append(want, "page.md")
+			ext := "png"
+			if tc.opt.Image == plot.SVG {
+				ext = "svg"
+			}
+			for _, k := range plot.Supported(tc.doc) {
+				want = append(want, "page-"+string(k)+"."+ext)
+			}
+			if d := cmp.Diff(want, names(files)); d != "" {
+				t.Errorf("files (-want +got):\n%s", d)
+			}
+			for _, f := range files[1:] {
+				if !bytes.Contains(files[0].Data, []byte("("+f.Name+")")) {
+					t.Errorf("page does not link %s", f.Name)
+				}
+				if ext == "png" {
+					img, err := png.Decode(bytes.NewReader(f.Data))
+					if err != nil {
+						t.Fatalf("%s: %v", f.Name, err)
+					}
+					if s := img.Bounds().Size(); s.X != 480 || s.Y != 300 {
+						t.Errorf("%s is %v, want 480x300", f.Name, s)
+					}
+				}
+			}
+		})
+	}
+}
+
+// nb is the part of a notebook the tests read.
+type nb struct {
+	NBFormat      int `json:"nbformat"`
+	NBFormatMinor int `json:"nbformat_minor"`
+	Metadata      struct {
+		KernelSpec map[string]string `json:"kernelspec"`
+	} `json:"metadata"`
+	Cells []struct {
+		CellType string   `json:"cell_type"`
+		ID       string   `json:"id"`
+		Source   []string `json:"source"`
+		Outputs  []struct {
+			OutputType string         `json:"output_type"`
+			Data       map[string]any `json:"data"`
+		} `json:"outputs"`
+	} `json:"cells"`
+}
+
+func TestNotebookStructure(t *testing.T) {
+	for name, d := range map[string]*result.Document{"run": plottest.Run(), "sweep": plottest.Sweep()} {
+		b1, err := NotebookBytes(d, Options{Scenario: []byte(scenarioTOML), ScenarioFile: "x.toml", Width: 400, Height: 250})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2, _ := NotebookBytes(d, Options{Scenario: []byte(scenarioTOML), ScenarioFile: "x.toml", Width: 400, Height: 250})
+		if !bytes.Equal(b1, b2) {
+			t.Errorf("%s: two exports differ", name)
+		}
+		var n nb
+		if err := json.Unmarshal(b1, &n); err != nil {
+			t.Fatalf("%s: notebook is not JSON: %v", name, err)
+		}
+		if n.NBFormat != 4 || n.NBFormatMinor != 5 || n.Metadata.KernelSpec["name"] != "python3" {
+			t.Errorf("%s: nbformat %d.%d kernel %v", name, n.NBFormat, n.NBFormatMinor, n.Metadata.KernelSpec)
+		}
+		ids := map[string]bool{}
+		pngs := 0
+		for _, c := range n.Cells {
+			if ids[c.ID] || !regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`).MatchString(c.ID) {
+				t.Errorf("%s: bad or duplicate cell id %q", name, c.ID)
+			}
+			ids[c.ID] = true
+			for _, o := range c.Outputs {
+				s, _ := o.Data["image/png"].(string)
+				raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+				if err != nil {
+					t.Fatalf("%s: cell %s: %v", name, c.ID, err)
+				}
+				img, err := png.Decode(bytes.NewReader(raw))
+				if err != nil {
+					t.Fatalf("%s: cell %s: %v", name, c.ID, err)
+				}
+				if c.ID != "chart-series" && img.Bounds().Dx() != 400 {
+					t.Errorf("%s: cell %s: PNG width %d", name, c.ID, img.Bounds().Dx())
+				}
+				pngs++
+			}
+		}
+		if want := len(plot.Supported(d)); pngs != want {
+			t.Errorf("%s: %d rendered charts, want %d", name, pngs, want)
+		}
+		if !strings.Contains(string(b1), "````toml") {
+			t.Errorf("%s: the scenario's own ``` must lengthen the fence", name)
+		}
+	}
+}
+
+// TestNoLeaks exports a document whose names carry paths and checks that
+// no directory, host name or timestamp reaches any file.
+func TestNoLeaks(t *testing.T) {
+	d := plottest.Run()
+	d.Scenario = "/home/alice/work/scenarios/binlog.toml"
+	host, _ := os.Hostname()
+	wd, _ := os.Getwd()
+	opt := Options{Scenario: []byte("seed = 1\n"), ScenarioFile: "/home/alice/work/scenarios/binlog.toml", Width: 320, Height: 200}
+	stamp := regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}`)
+	for _, f := range Formats() {
+		files, err := Export(d, f, "/tmp/out/export."+string(f), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range files {
+			if strings.Contains(file.Name, "/") {
+				t.Errorf("%s: file name %q has a directory", f, file.Name)
+			}
+			s := string(file.Data)
+			for _, bad := range []string{"/home/alice", "/tmp/out", wd, os.TempDir() + "/"} {
+				if strings.Contains(s, bad) {
+					t.Errorf("%s: %s leaks %q", f, file.Name, bad)
+				}
+			}
+			if host != "" && len(host) > 3 && strings.Contains(s, host) {
+				t.Errorf("%s: %s leaks the host name", f, file.Name)
+			}
+			if stamp.MatchString(s) {
+				t.Errorf("%s: %s holds a timestamp %q", f, file.Name, stamp.FindString(s))
+			}
+		}
+	}
+}
+
+func TestEmbeddedJSONQuotes(t *testing.T) {
+	d := plottest.Run()
+	d.Description = "it's got ''' and a backslash \\ in it"
+	s, err := embeddedJSON(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(s, "'") {
+		t.Errorf("embedded JSON holds a quote: %.200s", s)
+	}
+	var back map[string]any
+	if err := json.Unmarshal([]byte(s), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back["description"] != d.Description {
+		t.Errorf("description %q", back["description"])
+	}
+}
+
+func TestErrors(t *testing.T) {
+	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), "allowed: ipynb, md, csv") {
+		t.Errorf("ParseFormat: %v", err)
+	}
+	_, err := Export(plottest.Sweep(), Notebook, "x.ipynb", Options{Kinds: []plot.Kind{plot.Breakdown}})
+	if err == nil || !strings.Contains(err.Error(), `no case has metric "commit_breakdown_ms"`) {
+		t.Errorf("missing metric: %v", err)
+	}
+}
+
+func TestDropTitle(t *testing.T) {
+	for in, want := range map[string]string{
+		"# T\n\nbody\n": "body\n",
+		"body":          "body",
+		"\n# T":         "",
+	} {
+		if got := dropTitle(in); got != want {
+			t.Errorf("dropTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
