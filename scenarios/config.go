@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	replica "simrun/model/applier"
 	"simrun/model/demo"
 	"simrun/model/disk"
 	"simrun/model/fio"
@@ -89,9 +90,10 @@ func (w Workload) Validate() error {
 // section name; the type is the model's Config, with a Validate method) and
 // its default in DefaultConfig.
 type Config struct {
-	Machine  Machine     `toml:"machine" doc:"the server"`
-	Volume   disk.Config `toml:"volume" doc:"the block volume the data lives on"`
-	Workload Workload    `toml:"workload" doc:"what drives the run"`
+	Machine  Machine        `toml:"machine" doc:"the server"`
+	Volume   disk.Config    `toml:"volume" doc:"the block volume the data lives on"`
+	Workload Workload       `toml:"workload" doc:"what drives the run"`
+	Applier  replica.Config `toml:"applier" doc:"the replica's parallel applier and its source stream (workload kind replication)"`
 }
 
 // DefaultConfig returns every section's defaults.
@@ -100,6 +102,7 @@ func DefaultConfig() Config {
 		Machine:  DefaultMachine(),
 		Volume:   disk.DefaultConfig(),
 		Workload: DefaultWorkload(),
+		Applier:  replica.DefaultConfig(),
 	}
 }
 

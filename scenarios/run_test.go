@@ -36,6 +36,7 @@ func runJSON(t *testing.T, sc *Scenario, opt Options) []byte {
 func TestGolden(t *testing.T) {
 	for _, name := range Builtins() {
 		sc := mustLoad(t, BuiltinPrefix+name)
+		shrinkForGolden(t, sc)
 		got := runJSON(t, sc, Options{})
 		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(name, ".toml"), "/", "_")+".json")
 		if *update {
@@ -185,5 +186,29 @@ func TestInterrupt(t *testing.T) {
 	}
 	if doc.Cases[0].Name != "mm4" || doc.Cases[1].Name != "md4" {
 		t.Errorf("kept %s, %s", doc.Cases[0].Name, doc.Cases[1].Name)
+	}
+}
+
+// shrinkForGolden shortens a built-in scenario so that every one of them
+// runs in the golden test within seconds: the goldens pin the wiring and
+// determinism of every file, not the published figures (docs/validation.md
+// and the model packages' tests check those at full length).
+func shrinkForGolden(t *testing.T, sc *Scenario) {
+	t.Helper()
+	src := Source{Kind: "flag", Name: "golden"}
+	sets := [][2]any{{"duration", "2s"}, {"warmup", "500ms"}}
+	switch sc.Base.Config.Workload.Kind {
+	case "replication":
+		sets = append(sets, [2]any{"applier.backlog_trx", int64(20000)})
+	case "sysbench":
+		sets = append(sets, [2]any{"workload.sysbench.table_size", int64(100000)})
+	}
+	for _, kv := range sets {
+		if err := sc.Override(kv[0].(string), kv[1], src); err != nil {
+			t.Fatalf("%s: %v", sc.File, err)
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		t.Fatalf("%s: %v", sc.File, err)
 	}
 }

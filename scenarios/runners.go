@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"simrun/internal/result"
+	replica "simrun/model/applier"
 	"simrun/model/demo"
 	"simrun/model/disk"
 	"simrun/model/fio"
@@ -38,6 +39,7 @@ var runners = []struct {
 }{
 	{"demo", runDemo},
 	{"fio", runFio},
+	{"replication", runReplication},
 }
 
 // Kinds lists the registered workload kinds.
@@ -161,4 +163,17 @@ func runFio(rc RunContext) (result.Metrics, error) {
 	m := result.Metrics(b.Metrics())
 	m["disk"] = vol.Metrics()
 	return m, nil
+}
+
+// runReplication runs a replica's parallel applier against its source
+// stream (online) or a relay-log backlog.
+func runReplication(rc RunContext) (result.Metrics, error) {
+	env := sim.New(rc.Seed)
+	m, err := replica.Run(env, rc.Config.Machine.Cores, rc.Config.Volume, rc.Config.Applier, rc.Warmup, rc.Duration)
+	if err != nil {
+		return nil, err
+	}
+	// The applier's figures form the `applier` block; tps also stands at the
+	// top level, where every workload reports its throughput.
+	return result.Metrics{"tps": m["tps"], "applier": result.Metrics(m)}, nil
 }

@@ -1,0 +1,236 @@
+package applier
+
+import (
+	"time"
+
+	"simrun/sim"
+)
+
+// Coordinator states, for its time accounting.
+const (
+	csBusy       = iota // reading events or dispatching (CPU)
+	csWaitRelay         // the relay log has nothing more
+	csWaitDep           // head-of-line: lwm < last_committed of the next transaction
+	csWaitWorker        // every worker holds a transaction
+	csWaitMem           // replica_pending_jobs_size_max reached
+	csN
+)
+
+var mtaStateNames = [csN]string{"busy", "wait_relay", "hol_blocked", "wait_worker", "wait_memory"}
+
+// mta is the multi-threaded applier with LOGICAL_CLOCK scheduling
+// (Mts_submode_logical_clock): one coordinator reads the relay log in
+// order; it may hand the next transaction to a worker only once every
+// transaction up to its last_committed has committed (lwm >= last), and
+// only to a worker with an empty queue. While it waits, nothing behind the
+// head is scheduled. A worker applies, then commits; with commit order
+// preserved it parks after applying until its predecessor has entered the
+// commit, and stays blocked until its group's commit ends.
+type mta struct {
+	r    *replica
+	ws   []*worker
+	free []*worker
+
+	next    int64 // next transaction to schedule
+	gtidOK  bool  // its GTID event has been read
+	busy    bool
+	waking  bool
+	pending int64 // bytes of events queued to workers, not yet executed
+
+	state uint8
+	since sim.Time
+	acc   [csN]int64
+
+	gtidDone, dispatchDone, workerStart, applyDone, freeWorker, resume func(any)
+}
+
+func newMTA(r *replica) *mta {
+	m := &mta{r: r, next: 1, state: csWaitRelay}
+	for i := range r.cfg.Workers {
+		w := &worker{id: int32(i)}
+		m.ws = append(m.ws, w)
+	}
+	for i := len(m.ws) - 1; i >= 0; i-- {
+		m.free = append(m.free, m.ws[i])
+	}
+	m.gtidDone = m.onGTID
+	m.dispatchDone = m.onDispatched
+	m.workerStart = m.onWorkerStart
+	m.applyDone = m.onApplied
+	m.freeWorker = m.onFreeWorker
+	m.resume = m.onResume
+	return m
+}
+
+func (m *mta) workers() []*worker { return m.ws }
+func (m *mta) memoryLimit() int64 { return int64(m.r.cfg.MTA.PendingJobsSizeMax) }
+
+// commitWorker is never needed: an MTA transaction keeps its worker.
+func (m *mta) commitWorker() *worker { return nil }
+
+func (m *mta) set(s uint8) {
+	now := m.r.env.Now()
+	m.acc[m.state] += int64(now - m.since)
+	m.state, m.since = s, now
+}
+
+// step runs the coordinator until it must wait.
+func (m *mta) step() {
+	if m.busy || m.waking {
+		return
+	}
+	r := m.r
+	if !m.gtidOK {
+		if m.next > r.received {
+			m.set(csWaitRelay)
+			return
+		}
+		m.busy = true
+		m.set(csBusy)
+		r.cpu.Submit(r.gtidCost, m.gtidDone, nil)
+		return
+	}
+	if r.lwmCommitted < r.last(m.next) {
+		m.set(csWaitDep)
+		return
+	}
+	if len(m.free) == 0 {
+		m.set(csWaitWorker)
+		return
+	}
+	limit := m.memoryLimit()
+	if m.pending > 0 && m.pending+r.trxBytes > limit {
+		m.set(csWaitMem)
+		return
+	}
+	w := m.free[len(m.free)-1]
+	m.free = m.free[:len(m.free)-1]
+	alone := m.pending == 0
+	m.pending += r.trxBytes
+	r.noteMemory(m.pending, alone)
+	t := r.ring.at(m.next)
+	t.flags |= fStarted
+	t.worker = w.id
+	w.seq = m.next
+	r.checkStart(m.next)
+	m.busy = true
+	m.set(csBusy)
+	r.cpu.Submit(time.Duration(r.cfg.CPU.SchedulePerTrx)+r.restCost, m.dispatchDone, w)
+}
+
+func (m *mta) onGTID(any) {
+	m.busy = false
+	m.gtidOK = true
+	m.step()
+}
+
+func (m *mta) onDispatched(a any) {
+	m.busy = false
+	m.gtidOK = false
+	m.next++
+	m.r.env.AfterArg(m.r.wake, m.workerStart, a)
+	m.step()
+}
+
+// kick wakes the coordinator if what it waits for may have happened; the
+// coordinator sleeps on a condition variable, so it resumes one wake-up
+// latency later.
+func (m *mta) kick() {
+	if m.busy || m.waking {
+		return
+	}
+	r := m.r
+	switch m.state {
+	case csWaitRelay:
+		if m.next > r.received {
+			return
+		}
+	case csWaitDep:
+		if r.lwmCommitted < r.last(m.next) {
+			return
+		}
+	case csWaitWorker:
+		if len(m.free) == 0 {
+			return
+		}
+	case csWaitMem:
+		if m.pending > 0 && m.pending+r.trxBytes > m.memoryLimit() {
+			return
+		}
+	default:
+		return
+	}
+	m.waking = true
+	r.env.AfterArg(r.wake, m.resume, nil)
+}
+
+func (m *mta) onResume(any) {
+	m.waking = false
+	m.step()
+}
+
+func (m *mta) onWorkerStart(a any) {
+	w := a.(*worker)
+	w.set(m.r.env.Now(), wsApply)
+	m.r.cpu.Submit(m.r.applyCost(), m.applyDone, w)
+}
+
+func (m *mta) onApplied(a any) {
+	w := a.(*worker)
+	r := m.r
+	m.pending -= r.trxBytes
+	if m.state == csWaitMem {
+		m.kick()
+	}
+	w.lsn = r.applied(w.seq)
+	if r.prof.rpco {
+		w.set(r.env.Now(), wsParked)
+		r.waitTurn(w.seq)
+		return
+	}
+	r.commitUnordered(w)
+}
+
+func (m *mta) appliedAdvanced() {}
+
+func (m *mta) arrived() {
+	if m.state == csWaitRelay {
+		m.kick()
+	}
+}
+
+// committed frees the worker that waited in the commit (it is signalled,
+// hence the wake-up latency) and may unblock the coordinator.
+func (m *mta) committed(seq int64, w *worker) {
+	if w != nil {
+		m.r.env.AfterArg(m.r.wake, m.freeWorker, w)
+	}
+	if m.state == csWaitDep {
+		m.kick()
+	}
+}
+
+func (m *mta) onFreeWorker(a any) {
+	w := a.(*worker)
+	w.set(m.r.env.Now(), wsIdle)
+	w.seq = 0
+	m.free = append(m.free, w)
+	m.kick()
+}
+
+func (m *mta) resetStats() {
+	m.set(m.state)
+	m.acc = [csN]int64{}
+}
+
+func (m *mta) metrics(out map[string]any, elapsed time.Duration) {
+	m.set(m.state)
+	el := float64(elapsed)
+	out["coordinator_busy_pct"] = 100 * float64(m.acc[csBusy]) / el
+	out["hol_blocked_s"] = time.Duration(m.acc[csWaitDep]).Seconds()
+	out["hol_blocked_pct"] = 100 * float64(m.acc[csWaitDep]) / el
+	out["wait_worker_s"] = time.Duration(m.acc[csWaitWorker]).Seconds()
+	out["wait_memory_s"] = time.Duration(m.acc[csWaitMem]).Seconds()
+	out["wait_relay_s"] = time.Duration(m.acc[csWaitRelay]).Seconds()
+	out["memory_limit_bytes"] = m.memoryLimit()
+}

@@ -1,0 +1,561 @@
+package applier
+
+import (
+	"fmt"
+	"time"
+
+	"simrun/model/applier/raid"
+	"simrun/model/applier/stream"
+	"simrun/model/disk"
+	"simrun/sim"
+	"simrun/sim/stats"
+)
+
+// scheduler is what the replica needs from an applier (MTA or CSA).
+type scheduler interface {
+	arrived()                       // new transactions are in the relay log
+	appliedAdvanced()               // the applied watermark moved
+	committed(seq int64, w *worker) // seq committed; w is the worker that waited for it, if any
+	commitWorker() *worker          // a free worker to run an ordered commit (CSA), or nil
+	workers() []*worker
+	resetStats()
+	metrics(m map[string]any, elapsed time.Duration)
+	memoryLimit() int64
+}
+
+// Worker states, for the time accounting of worker_busy_pct and parked_s.
+const (
+	wsIdle     = iota // no transaction
+	wsApply           // reading events and applying rows (CPU, including waiting for a core)
+	wsLockWait        // blocked on a row lock held by an earlier, uncommitted transaction
+	wsMemWait         // waiting for event memory
+	wsParked          // applied, waiting for its turn to commit (commit order)
+	wsCommit          // in the commit: engine commit, ordered stages, durability wait
+	wsN
+)
+
+var workerStateNames = [wsN]string{"idle", "apply", "lock_wait", "mem_wait", "parked", "commit"}
+
+// worker is one applier worker thread.
+type worker struct {
+	id    int32
+	seq   int64 // transaction held, 0 if none
+	lsn   int64 // redo LSN of its transaction's commit
+	state uint8
+	since sim.Time
+	acc   [wsN]int64
+}
+
+func (w *worker) set(now sim.Time, s uint8) {
+	w.acc[w.state] += int64(now - w.since)
+	w.state, w.since = s, now
+}
+
+// replica is the replica server: relay log, transaction states,
+// watermarks, the engine's commit paths and the statistics.
+type replica struct {
+	env  *sim.Env
+	cfg  Config
+	prof profile
+	cpu  *sim.Station
+	arr  *raid.Array
+	sch  scheduler
+
+	nUpd             int
+	nEvents          int
+	trxBytes         int64
+	redoPerTrx       int64
+	wake             time.Duration
+	applyTrx         time.Duration
+	updDist          sim.Dist
+	updRNG           *sim.Stream
+	commitCost       time.Duration
+	gtidCost         time.Duration // read + parse the GTID event
+	restCost         time.Duration // read + parse the other events
+	trxParseAllBytes time.Duration
+
+	ring         *trxRing
+	received     int64 // highest seq in the relay log
+	lwmCommitted int64 // every seq <= it committed
+	lwmApplied   int64 // every seq <= it applied
+	regNext      int64 // next seq allowed to register for ordered commit
+	regWaking    bool  // MTA: a parked worker is being woken to register
+
+	redo   *redoLog
+	binlog *binlogGC
+	order  *orderedStage
+
+	// lock waiters (CSA): workers blocked on a row lock of an uncommitted trx
+	lockWaiters []*worker
+
+	// receiver (online)
+	relay       *raid.File
+	srcRelay    disk.Source
+	inbox       []stream.Trx
+	groupSizes  []int
+	inboxHead   int
+	groupHead   int
+	recvBusy    bool
+	recvGroup   int
+	sinceSync   int
+	lastSinkAt  sim.Time
+	arrive      func(any)
+	recvDone    func(any)
+	relaySynced func(any)
+
+	// statistics of the measured window
+	since       sim.Time
+	commits     int64
+	commitSer   *stats.Series
+	lagSer      *stats.GaugeSeries
+	lagSamples  []float64
+	maxLag      time.Duration
+	maxMemory   int64
+	groups      int64 // ordered commit groups (binlog flush or order stage)
+	groupTrx    int64
+	regWaitSum  int64 // ns transactions waited between applied and registered
+	regWaitN    int64
+	depWaitSum  int64 // ns transactions waited for their dependencies (CSA window)
+	depWaitN    int64
+	lockWaitSum int64
+	lockWaits   int64
+
+	// invariant counters (tests read them; they must stay zero)
+	violations violations
+	// trace, when set (tests), sees every start, apply and commit.
+	trace func(ev traceEvent, seq int64)
+
+	commitDone  func(any)
+	sampleLagFn func(any)
+	regWokenFn  func(any)
+	lockGrantFn func(any)
+}
+
+// traceEvent is a step of a transaction's life, for invariant tests.
+type traceEvent uint8
+
+const (
+	evStart traceEvent = iota
+	evApplied
+	evCommitted
+)
+
+// violations counts breaches of the model's invariants.
+type violations struct {
+	doubleCommit int64 // a transaction committed twice
+	depStart     int64 // started before its dependencies were applied
+	commitOrder  int64 // with commit order preserved, committed out of order
+	memory       int64 // event memory above its limit
+}
+
+func newReplica(env *sim.Env, cfg Config, cores int, arr *raid.Array) *replica {
+	r := &replica{
+		env:  env,
+		cfg:  cfg,
+		prof: profiles[cfg.Profile],
+		cpu:  sim.NewStation(env, cores),
+		arr:  arr,
+		nUpd: cfg.Source.UpdatesPerTrx,
+		wake: time.Duration(cfg.CPU.WakeupLatency),
+	}
+	r.nEvents, r.trxBytes = cfg.Events.trx(r.nUpd)
+	r.redoPerTrx = int64(cfg.Storage.RedoPerTrx) + int64(r.nUpd)*int64(cfg.Storage.RedoPerUpdate)
+	r.applyTrx = time.Duration(cfg.CPU.ApplyPerTrx)
+	r.updDist, _ = cfg.CPU.ApplyPerUpdate.Dist() // validated
+	r.updRNG = env.Stream("applier/apply")
+	r.commitCost = time.Duration(cfg.CPU.CommitPerTrx)
+	r.gtidCost = time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(int64(cfg.Events.GTID), cfg.CPU.ParseRate)
+	r.restCost = time.Duration(r.nEvents-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(r.trxBytes-int64(cfg.Events.GTID), cfg.CPU.ParseRate)
+	r.ring = newTrxRing(1024)
+	r.regNext = 1
+	if r.prof.redo {
+		r.redo = newRedoLog(r)
+	}
+	switch {
+	case r.prof.binlog:
+		r.binlog = newBinlogGC(r)
+	case r.prof.rpco:
+		r.order = newOrderedStage(r)
+	}
+	r.commitDone = r.onCommitCPU
+	r.arrive = r.onArrive
+	r.recvDone = r.onReceived
+	r.relaySynced = r.onRelaySynced
+	r.sampleLagFn = r.sampleLag
+	r.regWokenFn = r.regWoken
+	r.lockGrantFn = r.lockGranted
+	r.commitSer = stats.NewSeries(time.Duration(cfg.LagInterval), 4096)
+	r.lagSer = stats.NewGaugeSeries(time.Duration(cfg.LagInterval), 4096)
+	return r
+}
+
+// applyCost draws the CPU time of applying one transaction's rows.
+func (r *replica) applyCost() time.Duration {
+	d := r.applyTrx
+	for range r.nUpd {
+		d += sim.SampleDuration(r.updDist, r.updRNG)
+	}
+	return d
+}
+
+// bytesTime is the time to process n bytes at rate.
+func bytesTime(n int64, rate sim.Rate) time.Duration {
+	return time.Duration((n*int64(time.Second) + int64(rate) - 1) / int64(rate))
+}
+
+// load fills the relay log with a backlog.
+func (r *replica) load(trx []stream.Trx) {
+	for _, t := range trx {
+		r.pushTrx(t)
+	}
+}
+
+func (r *replica) pushTrx(t stream.Trx) {
+	if t.Seq != r.received+1 {
+		panic(fmt.Sprintf("applier: relay log got trx %d after %d", t.Seq, r.received))
+	}
+	st := trxState{lastGap: int32(t.Seq - t.Last), src: t.Committed, worker: -1}
+	if t.RowDep > 0 {
+		st.rowGap = int32(t.Seq - t.RowDep)
+	}
+	r.ring.push(st)
+	r.received = t.Seq
+}
+
+// last returns last_committed of seq.
+func (r *replica) last(seq int64) int64 { return seq - int64(r.ring.at(seq).lastGap) }
+
+// rowDep returns the RowDep of seq (0 = none).
+func (r *replica) rowDep(seq int64) int64 {
+	g := r.ring.at(seq).rowGap
+	if g == 0 {
+		return 0
+	}
+	return seq - int64(g)
+}
+
+func (r *replica) isCommitted(seq int64) bool {
+	return seq < r.ring.base || r.ring.at(seq).flags&fCommitted != 0
+}
+
+// ---- source side (online) ----
+
+// sink receives the source's committed transactions; a group ships to the
+// replica as one batch after the network latency.
+func (r *replica) sink(t stream.Trx) {
+	r.inbox = append(r.inbox, t)
+	n := len(r.groupSizes)
+	if n > r.groupHead && r.lastSinkAt == r.env.Now() {
+		r.groupSizes[n-1]++
+		return
+	}
+	r.lastSinkAt = r.env.Now()
+	r.groupSizes = append(r.groupSizes, 1)
+	r.env.AfterArg(time.Duration(r.cfg.NetworkLatency), r.arrive, nil)
+}
+
+func (r *replica) onArrive(any) {
+	r.recvGroup++
+	if !r.recvBusy {
+		r.receiveNext()
+	}
+}
+
+// receiveNext runs the receiver thread on the next batch: CPU per event,
+// an append to the relay log, and every sync_relay_log events an fsync the
+// receiver waits for.
+func (r *replica) receiveNext() {
+	if r.recvGroup == 0 {
+		return
+	}
+	r.recvGroup--
+	r.recvBusy = true
+	n := r.groupSizes[r.groupHead]
+	r.cpu.Submit(time.Duration(n*r.nEvents)*time.Duration(r.cfg.CPU.ReceivePerEvent), r.recvDone, nil)
+}
+
+func (r *replica) onReceived(any) {
+	n := r.groupSizes[r.groupHead]
+	r.groupHead++
+	for i := 0; i < n; i++ {
+		r.pushTrx(r.inbox[r.inboxHead])
+		r.inboxHead++
+	}
+	r.compactInbox()
+	r.relay.Append(int64(n)*r.trxBytes, r.srcRelay, nil, nil)
+	r.sch.arrived()
+	r.sinceSync += n * r.nEvents
+	if k := r.cfg.Storage.SyncRelayLog; k > 0 && r.sinceSync >= k {
+		r.sinceSync = 0
+		r.relay.Sync(r.relaySynced, nil)
+		return
+	}
+	r.recvBusy = false
+	r.receiveNext()
+}
+
+func (r *replica) onRelaySynced(any) {
+	r.recvBusy = false
+	r.receiveNext()
+}
+
+func (r *replica) compactInbox() {
+	if r.inboxHead > 4096 && r.inboxHead*2 > len(r.inbox) {
+		m := copy(r.inbox, r.inbox[r.inboxHead:])
+		r.inbox = r.inbox[:m]
+		r.inboxHead = 0
+	}
+	if r.groupHead > 4096 && r.groupHead*2 > len(r.groupSizes) {
+		m := copy(r.groupSizes, r.groupSizes[r.groupHead:])
+		r.groupSizes = r.groupSizes[:m]
+		r.groupHead = 0
+	}
+}
+
+// ---- apply and commit ----
+
+// checkStart records a breach if seq starts before its dependencies are
+// applied (CSA) or committed (MTA: the stricter rule it uses).
+func (r *replica) checkStart(seq int64) {
+	if r.last(seq) > r.lwmApplied {
+		r.violations.depStart++
+	}
+	if r.trace != nil {
+		r.trace(evStart, seq)
+	}
+}
+
+// applied marks seq's rows done: redo is generated, the applied watermark
+// advances. It returns the redo LSN of the transaction.
+func (r *replica) applied(seq int64) int64 {
+	t := r.ring.at(seq)
+	t.flags |= fApplied
+	if r.trace != nil {
+		r.trace(evApplied, seq)
+	}
+	var lsn int64
+	if r.redo != nil {
+		lsn = r.redo.add(r.redoPerTrx)
+	}
+	if seq == r.lwmApplied+1 {
+		for r.lwmApplied < r.ring.top && r.ring.at(r.lwmApplied+1).flags&fApplied != 0 {
+			r.lwmApplied++
+		}
+		r.sch.appliedAdvanced()
+	}
+	return lsn
+}
+
+// waitTurn queues an applied transaction for the ordered commit (commit
+// order preserved). parked says whether a worker thread waits with it
+// (MTA): waking that thread costs a wake-up latency in the chain.
+func (r *replica) waitTurn(seq int64) {
+	t := r.ring.at(seq)
+	t.flags |= fWaitReg
+	t.mark = r.env.Now()
+	r.tryRegister()
+}
+
+// tryRegister registers transactions in sequence order as long as the next
+// one is waiting for its turn. A parked MTA worker must be woken first
+// (one wake-up latency each, serially: Commit_order_manager signals the
+// next worker's condition variable); the CSA commit-order manager enqueues
+// the next session itself.
+func (r *replica) tryRegister() {
+	if !r.prof.rpco {
+		return
+	}
+	for !r.regWaking && r.regNext <= r.ring.top {
+		t := r.ring.at(r.regNext)
+		if t.flags&fWaitReg == 0 {
+			return
+		}
+		now := r.env.Now()
+		if t.worker < 0 {
+			// CSA: the commit runs in a worker thread; commits take the
+			// next free worker before any new transaction does.
+			w := r.sch.commitWorker()
+			if w == nil {
+				return
+			}
+			t.worker = w.id
+			w.seq = r.regNext
+			w.set(now, wsCommit)
+		}
+		if r.wake > 0 && t.mark != now {
+			// The thread that will commit is asleep (a parked MTA worker,
+			// an idle CSA worker): it runs one wake-up latency later.
+			r.regWaking = true
+			r.env.AfterArg(r.wake, r.regWokenFn, nil)
+			return
+		}
+		r.register(r.regNext)
+	}
+}
+
+func (r *replica) regWoken(any) {
+	r.regWaking = false
+	if r.regNext <= r.ring.top && r.ring.at(r.regNext).flags&fWaitReg != 0 {
+		r.register(r.regNext)
+	}
+	r.tryRegister()
+}
+
+func (r *replica) register(seq int64) {
+	t := r.ring.at(seq)
+	now := r.env.Now()
+	t.flags = t.flags&^fWaitReg | fRegistered
+	r.regWaitSum += int64(now - t.mark)
+	r.regWaitN++
+	if w := r.sch.workers()[t.worker]; w.state != wsCommit {
+		w.set(now, wsCommit)
+	}
+	r.regNext++
+	switch {
+	case r.binlog != nil:
+		r.binlog.registered(seq)
+	case r.order != nil:
+		r.order.registered(seq)
+	default:
+		panic("applier: register without an ordered commit")
+	}
+}
+
+// commitUnordered runs the engine commit of seq on worker w (no commit
+// order): its CPU, then, with the redo log on, the wait for durability
+// (log_write_up_to in the committing thread).
+func (r *replica) commitUnordered(w *worker) {
+	w.set(r.env.Now(), wsCommit)
+	r.cpu.Submit(r.commitCost, r.commitDone, w)
+}
+
+func (r *replica) onCommitCPU(a any) {
+	w := a.(*worker)
+	seq := w.seq
+	if r.redo == nil {
+		r.finishCommit(seq)
+		return
+	}
+	r.redo.waitDurable(w.lsn, seq)
+}
+
+// finishCommit marks seq committed and tells the scheduler.
+func (r *replica) finishCommit(seq int64) {
+	t := r.ring.at(seq)
+	if t.flags&fCommitted != 0 {
+		r.violations.doubleCommit++
+		return
+	}
+	t.flags |= fCommitted
+	if r.trace != nil {
+		r.trace(evCommitted, seq)
+	}
+	now := r.env.Now()
+	if r.prof.rpco && seq != r.lwmCommitted+1 {
+		r.violations.commitOrder++
+	}
+	r.commits++
+	r.commitSer.Add(now-r.since, 1)
+	var w *worker
+	if t.worker >= 0 {
+		w = r.sch.workers()[t.worker]
+	}
+	if seq == r.lwmCommitted+1 {
+		for r.ring.len() > 0 && r.ring.at(r.ring.base).flags&fCommitted != 0 {
+			r.lwmCommitted = r.ring.base
+			r.ring.popFront()
+		}
+	}
+	if len(r.lockWaiters) > 0 {
+		r.wakeLockWaiters()
+	}
+	r.sch.committed(seq, w)
+}
+
+// ---- row locks (CSA) ----
+
+// lockBlocked reports whether seq must wait for a row lock: its RowDep has
+// not committed yet (it is applied, since RowDep <= last_committed).
+func (r *replica) lockBlocked(seq int64) bool {
+	d := r.rowDep(seq)
+	return d > 0 && !r.isCommitted(d)
+}
+
+func (r *replica) waitLock(w *worker) {
+	w.set(r.env.Now(), wsLockWait)
+	r.ring.at(w.seq).mark = r.env.Now()
+	r.lockWaits++
+	r.lockWaiters = append(r.lockWaiters, w)
+}
+
+func (r *replica) wakeLockWaiters() {
+	n := 0
+	for _, w := range r.lockWaiters {
+		if r.lockBlocked(w.seq) {
+			r.lockWaiters[n] = w
+			n++
+			continue
+		}
+		r.lockWaitSum += int64(r.env.Now() - r.ring.at(w.seq).mark)
+		r.env.AfterArg(r.wake, r.lockGrantFn, w)
+	}
+	clear(r.lockWaiters[n:])
+	r.lockWaiters = r.lockWaiters[:n]
+}
+
+// lockGranted is bound by the CSA (its worker's apply step).
+func (r *replica) lockGranted(a any) { r.sch.(*csa).lockGranted(a) }
+
+// ---- statistics ----
+
+func (r *replica) resetStats() {
+	now := r.env.Now()
+	r.since = now
+	r.commits = 0
+	r.maxLag = 0
+	r.lagSamples = r.lagSamples[:0]
+	r.maxMemory = 0
+	r.groups, r.groupTrx = 0, 0
+	r.regWaitSum, r.regWaitN = 0, 0
+	r.depWaitSum, r.depWaitN = 0, 0
+	r.lockWaitSum, r.lockWaits = 0, 0
+	r.commitSer = stats.NewSeries(time.Duration(r.cfg.LagInterval), 4096)
+	r.lagSer = stats.NewGaugeSeries(time.Duration(r.cfg.LagInterval), 4096)
+	r.cpu.ResetStats()
+	for _, w := range r.sch.workers() {
+		w.set(now, w.state)
+		w.acc = [wsN]int64{}
+	}
+	if r.redo != nil {
+		r.redo.resetStats()
+	}
+	if r.binlog != nil {
+		r.binlog.resetStats()
+	}
+	r.sch.resetStats()
+	r.arr.ResetStats()
+}
+
+// lag returns the replication lag now: the age (since its source commit)
+// of the oldest transaction received and not yet committed.
+func (r *replica) lag() time.Duration {
+	if r.ring.len() == 0 {
+		return 0
+	}
+	return time.Duration(r.env.Now() - r.ring.at(r.ring.base).src)
+}
+
+func (r *replica) sampleLag(any) {
+	l := r.lag()
+	r.maxLag = max(r.maxLag, l)
+	r.lagSamples = append(r.lagSamples, l.Seconds())
+	r.env.AfterArg(time.Duration(r.cfg.LagInterval), r.sampleLagFn, nil)
+}
+
+// noteMemory records the memory held by events against the limit.
+func (r *replica) noteMemory(held int64, alone bool) {
+	r.maxMemory = max(r.maxMemory, held)
+	if held > r.sch.memoryLimit() && !alone {
+		r.violations.memory++
+	}
+}

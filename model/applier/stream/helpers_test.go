@@ -1,0 +1,5 @@
+package stream
+
+import "simrun/sim"
+
+func testEnv() *sim.Env { return sim.New(1) }
