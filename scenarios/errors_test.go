@@ -39,7 +39,7 @@ var badInputs = []struct {
 		[]string{`bad.toml:5: machine.cores: want an integer, got string "4"`}},
 	{"wrong type: value for a section",
 		"name = \"t\"\nworkload = \"demo\"\n",
-		[]string{`bad.toml:2: workload: want a table ([workload] or workload = { ... }), got string "demo" (allowed: kind, {kinds})`}},
+		[]string{`bad.toml:2: workload: want a table ([workload] or workload = { ... }), got string "demo" (allowed: {workload})`}},
 	{"bad unit: count",
 		head + "[workload.demo]\narrival_rate = \"3kb\"\n",
 		[]string{`bad.toml:5: workload.demo.arrival_rate: bad number "3kb": want a number like 6750, 6.75k or 1.2M`}},
@@ -141,7 +141,14 @@ func TestLoadErrors(t *testing.T) {
 			for _, f := range reflect.VisibleFields(reflect.TypeOf(Config{})) {
 				top += ", " + strings.Split(f.Tag.Get("toml"), ",")[0]
 			}
-			expand := strings.NewReplacer("{top}", top,
+			workload := ""
+			for _, f := range reflect.VisibleFields(reflect.TypeOf(Workload{})) {
+				if workload != "" {
+					workload += ", "
+				}
+				workload += strings.Split(f.Tag.Get("toml"), ",")[0]
+			}
+			expand := strings.NewReplacer("{top}", top, "{workload}", workload,
 				"{kinds}", strings.Join(Kinds(), ", "), "{kinds|}", strings.Join(Kinds(), " | "))
 			for i := range tt.want {
 				tt.want[i] = expand.Replace(tt.want[i])

@@ -138,7 +138,7 @@ cores = 8
 	}
 	got := map[string]string{}
 	for _, p := range dotted.Params() {
-		if strings.HasPrefix(p.Key, "volume.") {
+		if strings.HasPrefix(p.Key, "volume.") || strings.HasPrefix(p.Key, "applier.") {
 			continue // sections this test does not write stay at their defaults
 		}
 		got[p.Key] = p.Source
@@ -322,7 +322,7 @@ func TestExplain(t *testing.T) {
 	}
 	var keys []string
 	for _, p := range ex.Cases[0].Params {
-		if strings.HasPrefix(p.Key, "volume.") {
+		if strings.HasPrefix(p.Key, "volume.") || strings.HasPrefix(p.Key, "applier.") {
 			continue // every section is explained; this test looks at the demo's
 		}
 		keys = append(keys, p.Key)
