@@ -21,6 +21,7 @@ import "math/bits"
 // group moved there by a redistribution needs sorting (by insertion sort;
 // such groups are ties at one instant and small).
 type radixQueue struct {
+	early   heap4 // entries earlier than last; see push
 	last    Time
 	n       int
 	head0   int // bucket 0 is consumed from head0
@@ -38,6 +39,16 @@ func (q *radixQueue) bucketOf(at Time) int {
 }
 
 func (q *radixQueue) push(e entry) {
+	if e.at < q.last {
+		// Looking at the next event (Env.NextAt, RunUntil's stop test)
+		// settles the queue, moving last up to that event's time, ahead of
+		// the clock. An event scheduled afterwards may fall between the
+		// clock and last; it cannot join the buckets, which hold only
+		// times >= last, so it waits in a small heap that is served first.
+		q.early.push(e)
+		q.n++
+		return
+	}
 	b := q.bucketOf(e.at)
 	q.buckets[b] = append(q.buckets[b], e)
 	if b > 0 {
@@ -48,7 +59,7 @@ func (q *radixQueue) push(e entry) {
 
 // settle makes bucket 0 non-empty if any entry is pending.
 func (q *radixQueue) settle() {
-	if q.head0 < len(q.buckets[0]) || q.n == 0 {
+	if q.head0 < len(q.buckets[0]) || q.n == q.early.len() {
 		return
 	}
 	q.buckets[0] = q.buckets[0][:0]
@@ -81,11 +92,18 @@ func (q *radixQueue) settle() {
 }
 
 func (q *radixQueue) top() entry {
+	if q.early.len() > 0 {
+		return q.early.top()
+	}
 	q.settle()
 	return q.buckets[0][q.head0]
 }
 
 func (q *radixQueue) pop() entry {
+	if q.early.len() > 0 {
+		q.n--
+		return q.early.pop()
+	}
 	q.settle()
 	z := q.buckets[0]
 	e := z[q.head0]
