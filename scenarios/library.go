@@ -16,7 +16,7 @@ import (
 // library/<section>/<name>.toml for named presets. To add a topic, add its
 // folder to this line.
 //
-//go:embed demo disk replication library
+//go:embed demo disk replication tutorials library
 var library embed.FS
 
 // BuiltinPrefix marks a path inside the built-in library.

@@ -35,20 +35,20 @@ func Tutorials() []Tutorial {
 		{
 			Slug:     "two-fsyncs",
 			Title:    "Two fsyncs or one: the classic binlog against the binlog stored in InnoDB",
-			Scenario: "scenarios/library/tutorials/two-fsyncs.toml",
+			Scenario: "scenarios/tutorials/two-fsyncs.toml",
 			Kinds:    []plot.Kind{plot.Bar, plot.Breakdown, plot.Latency},
 		},
 		{
 			Slug:     "thin-volume",
 			Title:    "Why the InnoDB-stored binlog saturates a thin volume",
-			Scenario: "scenarios/library/tutorials/thin-volume.toml",
+			Scenario: "scenarios/tutorials/thin-volume.toml",
 			Kinds:    []plot.Kind{plot.Bar, plot.Series},
 		},
 		{
 			Slug:     "applier-hol",
 			Title:    "Head-of-line blocking in parallel replication appliers",
-			Scenario: "scenarios/library/tutorials/applier-hol.toml",
-			Kinds:    []plot.Kind{plot.Sweep, plot.Latency},
+			Scenario: "scenarios/tutorials/applier-hol.toml",
+			Kinds:    []plot.Kind{plot.Bar},
 		},
 	}
 }
