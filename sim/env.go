@@ -26,7 +26,7 @@ type Env struct {
 	now     Time
 	seq     uint64
 	heap    radixQueue
-	nowq    ring
+	nowq    FIFO[entry] // events due at the current instant, in order
 	slab    []record
 	free    []int32
 	seed    uint64
@@ -51,7 +51,7 @@ func (e *Env) Events() uint64 { return e.events }
 
 // Pending returns the number of scheduled events not yet run, counting
 // cancelled events whose entries have not yet been discarded.
-func (e *Env) Pending() int { return e.heap.len() + e.nowq.n }
+func (e *Env) Pending() int { return e.heap.len() + e.nowq.Len() }
 
 func callNullary(a any) { a.(func())() }
 
@@ -102,7 +102,7 @@ func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
 	e.slab[slot] = record{fn: fn, arg: arg, seq: e.seq}
 	en := entry{at: t, key: e.seq<<slotBits | uint64(slot)}
 	if t == e.now {
-		e.nowq.push(en)
+		e.nowq.Push(en)
 	} else {
 		e.heap.push(en)
 	}
@@ -133,10 +133,10 @@ func (e *Env) release(slot int32) {
 // cancelled entries on the way. ok is false when nothing is pending.
 func (e *Env) peek() (en entry, fromNow bool, ok bool) {
 	for {
-		hasHeap, hasNow := e.heap.len() > 0, e.nowq.n > 0
+		hasHeap, hasNow := e.heap.len() > 0, e.nowq.Len() > 0
 		switch {
-		case hasNow && (!hasHeap || e.nowq.front().before(e.heap.top())):
-			en, fromNow = e.nowq.front(), true
+		case hasNow && (!hasHeap || e.nowq.Front().before(e.heap.top())):
+			en, fromNow = e.nowq.Front(), true
 		case hasHeap:
 			en, fromNow = e.heap.top(), false
 		default:
@@ -147,7 +147,7 @@ func (e *Env) peek() (en entry, fromNow bool, ok bool) {
 		}
 		// Cancelled: its slot was freed (and maybe reused) already.
 		if fromNow {
-			e.nowq.pop()
+			e.nowq.Pop()
 		} else {
 			e.heap.pop()
 		}
@@ -170,7 +170,7 @@ func (e *Env) Step() bool {
 		return false
 	}
 	if fromNow {
-		e.nowq.pop()
+		e.nowq.Pop()
 	} else {
 		e.heap.pop()
 	}

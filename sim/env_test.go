@@ -376,3 +376,31 @@ func TestAllocationFreeSteadyState(t *testing.T) {
 		t.Fatalf("Step allocates %v per event in steady state", a)
 	}
 }
+
+func TestFIFO(t *testing.T) {
+	var q FIFO[int]
+	var want []int
+	next := 0
+	s := NewStream(5, "fifo")
+	for i := 0; i < 5000; i++ {
+		if q.Len() == 0 || s.IntN(3) > 0 {
+			q.Push(next)
+			want = append(want, next)
+			next++
+			continue
+		}
+		if got := q.Front(); got != want[0] {
+			t.Fatalf("Front = %d, want %d", got, want[0])
+		}
+		if got := q.At(q.Len() - 1); got != want[len(want)-1] {
+			t.Fatalf("At(last) = %d, want %d", got, want[len(want)-1])
+		}
+		if got := q.Pop(); got != want[0] {
+			t.Fatalf("Pop = %d, want %d", got, want[0])
+		}
+		want = want[1:]
+	}
+	if q.Len() != len(want) {
+		t.Fatalf("Len = %d, want %d", q.Len(), len(want))
+	}
+}

@@ -78,34 +78,3 @@ func (h *heap4) pop() entry {
 	h.a[i] = last
 	return top
 }
-
-// ring is a FIFO of entries for events due at the current instant.
-type ring struct {
-	buf  []entry
-	head int
-	n    int
-}
-
-func (r *ring) push(e entry) {
-	if r.n == len(r.buf) {
-		grown := make([]entry, max(16, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			grown[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = grown, 0
-	}
-	r.buf[(r.head+r.n)%len(r.buf)] = e
-	r.n++
-}
-
-func (r *ring) front() entry { return r.buf[r.head] }
-
-func (r *ring) pop() entry {
-	e := r.buf[r.head]
-	r.head++
-	if r.head == len(r.buf) {
-		r.head = 0
-	}
-	r.n--
-	return e
-}

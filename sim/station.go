@@ -15,7 +15,7 @@ type Station struct {
 	busy    int
 	slots   []stationSlot
 	idle    []int32 // free slot indexes
-	waiting jobRing
+	waiting FIFO[job]
 	finish  func(any)
 
 	// statistics since the last ResetStats
@@ -67,7 +67,7 @@ func (s *Station) Servers() int { return s.servers }
 func (s *Station) Busy() int { return s.busy }
 
 // QueueLen returns the number of jobs waiting for a server.
-func (s *Station) QueueLen() int { return s.waiting.n }
+func (s *Station) QueueLen() int { return s.waiting.Len() }
 
 // Submit queues a job needing service time d; done(arg) runs when its
 // service ends. It panics if d is negative.
@@ -82,9 +82,9 @@ func (s *Station) Submit(d time.Duration, done func(any), arg any) {
 		s.start(j)
 		return
 	}
-	s.waiting.push(j)
-	if s.waiting.n > s.maxQueueLen {
-		s.maxQueueLen = s.waiting.n
+	s.waiting.Push(j)
+	if s.waiting.Len() > s.maxQueueLen {
+		s.maxQueueLen = s.waiting.Len()
 	}
 }
 
@@ -109,8 +109,8 @@ func (s *Station) onFinish(a any) {
 	s.busy--
 	s.completed++
 	s.idle = append(s.idle, slot.index)
-	if s.waiting.n > 0 {
-		s.start(s.waiting.pop())
+	if s.waiting.Len() > 0 {
+		s.start(s.waiting.Pop())
 	}
 	if done != nil {
 		done(arg)
@@ -121,7 +121,7 @@ func (s *Station) onFinish(a any) {
 func (s *Station) account() {
 	dt := int64(s.env.now - s.last)
 	s.busyArea += dt * int64(s.busy)
-	s.queueArea += dt * int64(s.waiting.n)
+	s.queueArea += dt * int64(s.waiting.Len())
 	s.last = s.env.now
 }
 
@@ -133,7 +133,7 @@ func (s *Station) ResetStats() {
 	s.busyArea, s.queueArea = 0, 0
 	s.arrived, s.started, s.completed = 0, 0, 0
 	s.waitSum, s.serviceSum = 0, 0
-	s.maxQueueLen = s.waiting.n
+	s.maxQueueLen = s.waiting.Len()
 }
 
 // StationStats summarises a station since its last ResetStats.
@@ -170,34 +170,4 @@ func (s *Station) Stats() StationStats {
 		st.MeanService = time.Duration(s.serviceSum / s.started)
 	}
 	return st
-}
-
-// jobRing is a growable FIFO of jobs.
-type jobRing struct {
-	buf  []job
-	head int
-	n    int
-}
-
-func (r *jobRing) push(j job) {
-	if r.n == len(r.buf) {
-		grown := make([]job, max(8, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			grown[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = grown, 0
-	}
-	r.buf[(r.head+r.n)%len(r.buf)] = j
-	r.n++
-}
-
-func (r *jobRing) pop() job {
-	j := r.buf[r.head]
-	r.buf[r.head] = job{}
-	r.head++
-	if r.head == len(r.buf) {
-		r.head = 0
-	}
-	r.n--
-	return j
 }

@@ -5,9 +5,7 @@ package sim
 // current instant through the event queue, in the order the waiters parked.
 type WaitQueue struct {
 	env *Env
-	buf []waiter
-	hd  int
-	n   int
+	q   FIFO[waiter]
 }
 
 type waiter struct {
@@ -19,42 +17,23 @@ type waiter struct {
 func NewWaitQueue(env *Env) *WaitQueue { return &WaitQueue{env: env} }
 
 // Len returns the number of parked waiters.
-func (q *WaitQueue) Len() int { return q.n }
+func (q *WaitQueue) Len() int { return q.q.Len() }
 
 // Wait parks fn(arg) until a wake-up.
 func (q *WaitQueue) Wait(fn func(any), arg any) {
 	if fn == nil {
 		panic("sim: nil waiter")
 	}
-	if q.n == len(q.buf) {
-		grown := make([]waiter, max(8, 2*len(q.buf)))
-		for i := 0; i < q.n; i++ {
-			grown[i] = q.buf[(q.hd+i)%len(q.buf)]
-		}
-		q.buf, q.hd = grown, 0
-	}
-	q.buf[(q.hd+q.n)%len(q.buf)] = waiter{fn, arg}
-	q.n++
-}
-
-func (q *WaitQueue) pop() waiter {
-	w := q.buf[q.hd]
-	q.buf[q.hd] = waiter{}
-	q.hd++
-	if q.hd == len(q.buf) {
-		q.hd = 0
-	}
-	q.n--
-	return w
+	q.q.Push(waiter{fn, arg})
 }
 
 // WakeOne schedules the longest-parked waiter to run now. It reports
 // whether there was one.
 func (q *WaitQueue) WakeOne() bool {
-	if q.n == 0 {
+	if q.q.Len() == 0 {
 		return false
 	}
-	w := q.pop()
+	w := q.q.Pop()
 	q.env.AtArg(q.env.now, w.fn, w.arg)
 	return true
 }
@@ -63,9 +42,9 @@ func (q *WaitQueue) WakeOne() bool {
 // returns how many there were. Waiters parked while they run wait for the
 // next wake-up.
 func (q *WaitQueue) WakeAll() int {
-	n := q.n
+	n := q.q.Len()
 	for i := 0; i < n; i++ {
-		w := q.pop()
+		w := q.q.Pop()
 		q.env.AtArg(q.env.now, w.fn, w.arg)
 	}
 	return n

@@ -1,0 +1,61 @@
+package sim
+
+// FIFO is a growable first-in first-out queue of values, backed by a ring
+// buffer that doubles when full and never shrinks, so a queue that has
+// reached its high-water mark pushes and pops without allocating. Models
+// use it for their own queues (I/O queues, commit queues, pending jobs).
+// The zero value is an empty queue.
+type FIFO[T any] struct {
+	buf  []T
+	head int
+	n    int
+}
+
+// Len returns the number of queued values.
+func (q *FIFO[T]) Len() int { return q.n }
+
+// Push appends v at the back.
+func (q *FIFO[T]) Push(v T) {
+	if q.n == len(q.buf) {
+		grown := make([]T, max(8, 2*len(q.buf)))
+		for i := 0; i < q.n; i++ {
+			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+		}
+		q.buf, q.head = grown, 0
+	}
+	q.buf[(q.head+q.n)%len(q.buf)] = v
+	q.n++
+}
+
+// Front returns the value at the front. It panics if the queue is empty.
+func (q *FIFO[T]) Front() T {
+	if q.n == 0 {
+		panic("sim: Front of an empty FIFO")
+	}
+	return q.buf[q.head]
+}
+
+// At returns the i-th value from the front (0 is the front).
+func (q *FIFO[T]) At(i int) T {
+	if i < 0 || i >= q.n {
+		panic("sim: FIFO index out of range")
+	}
+	return q.buf[(q.head+i)%len(q.buf)]
+}
+
+// Pop removes and returns the value at the front, clearing its slot so the
+// queue keeps no references. It panics if the queue is empty.
+func (q *FIFO[T]) Pop() T {
+	if q.n == 0 {
+		panic("sim: Pop of an empty FIFO")
+	}
+	var zero T
+	v := q.buf[q.head]
+	q.buf[q.head] = zero
+	q.head++
+	if q.head == len(q.buf) {
+		q.head = 0
+	}
+	q.n--
+	return v
+}
