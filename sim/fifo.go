@@ -59,3 +59,14 @@ func (q *FIFO[T]) Pop() T {
 	q.n--
 	return v
 }
+
+// Swap exchanges the i-th and j-th values from the front: a scheduler that
+// serves out of order (an elevator picking the nearest request) swaps its
+// choice to the front, then pops.
+func (q *FIFO[T]) Swap(i, j int) {
+	if i < 0 || i >= q.n || j < 0 || j >= q.n {
+		panic("sim: FIFO index out of range")
+	}
+	a, b := (q.head+i)%len(q.buf), (q.head+j)%len(q.buf)
+	q.buf[a], q.buf[b] = q.buf[b], q.buf[a]
+}

@@ -102,9 +102,9 @@ type Volume struct {
 
 	iops, bw, credits *sim.TokenBucket
 
-	queue    nodeRing // waiting for a slot and tokens (mergeable)
-	flushQ   nodeRing // flushes waiting for a slot (they bypass the caps)
-	inflight int      // I/Os holding a device slot
+	queue    sim.FIFO[*ioNode] // waiting for a slot and tokens (mergeable)
+	flushQ   sim.FIFO[*ioNode] // flushes waiting for a slot (they bypass the caps)
+	inflight int               // I/Os holding a device slot
 
 	wakeTimer   sim.Timer
 	wakeAt      sim.Time
@@ -112,8 +112,8 @@ type Volume struct {
 
 	// media: the hdd actuator, or the destager of a write cache; one job
 	// at a time in FIFO order.
-	media     nodeRing // host I/Os (hdd reads, uncached writes), FIFO
-	destageQ  nodeRing // destage jobs; hdd picks shortest seek in a window
+	media     sim.FIFO[*ioNode] // host I/Os (hdd reads, uncached writes), FIFO
+	destageQ  sim.FIFO[*ioNode] // destage jobs; hdd picks shortest seek in a window
 	mediaBusy bool
 	mediaEnd  sim.Time // when the media last went idle
 	headPos   int64    // hdd: byte address under the head
@@ -126,8 +126,8 @@ type Volume struct {
 	acked     uint64 // cached writes acknowledged; the k-th has seq k
 	destaged  uint64 // every cached write with seq <= destaged is on media
 	dsDone    []bool // destage done flags for seq in (destaged, acked]
-	cacheWait nodeRing
-	flushWait nodeRing
+	cacheWait sim.FIFO[*ioNode]
+	flushWait sim.FIFO[*ioNode]
 
 	freeReq *reqNode
 	freeIO  *ioNode
@@ -252,7 +252,7 @@ func (v *Volume) Submit(r Request) {
 		n.op, n.queued = Flush, now
 		n.reqs = append(n.reqs, rq)
 		rq.pieces = 1
-		v.flushQ.push(n)
+		v.flushQ.Push(n)
 		v.st.depthAdd(now, 1)
 		v.dispatch()
 		return
@@ -267,7 +267,7 @@ func (v *Volume) Submit(r Request) {
 		n.op, n.file, n.off, n.size, n.queued = r.Op, r.File, off, min(maxIO, end-off), now
 		n.reqs = append(n.reqs, rq)
 		rq.pieces++
-		v.queue.push(n)
+		v.queue.Push(n)
 		v.st.depthAdd(now, 1)
 	}
 	v.dispatch()
@@ -281,8 +281,8 @@ const mergeScan = 64
 // tryMerge extends a queued I/O of the same op and file that ends where r
 // starts, if the result fits max_io_size (a block-layer back merge).
 func (v *Volume) tryMerge(rq *reqNode, r Request, now sim.Time) bool {
-	for i, k := v.queue.n-1, 0; i >= 0 && k < mergeScan; i, k = i-1, k+1 {
-		n := v.queue.at(i)
+	for i, k := v.queue.Len()-1, 0; i >= 0 && k < mergeScan; i, k = i-1, k+1 {
+		n := v.queue.At(i)
 		if n.op != r.Op || n.file != r.File || n.off+n.size != r.Offset {
 			continue
 		}
@@ -310,14 +310,14 @@ func (v *Volume) opsOf(size int64) int64 {
 func (v *Volume) dispatch() {
 	now := v.env.Now()
 	for v.inflight < v.cfg.QueueDepth {
-		if v.flushQ.n > 0 {
-			v.start(v.flushQ.pop(), now)
+		if v.flushQ.Len() > 0 {
+			v.start(v.flushQ.Pop(), now)
 			continue
 		}
-		if v.queue.n == 0 {
+		if v.queue.Len() == 0 {
 			break
 		}
-		head := v.queue.front()
+		head := v.queue.Front()
 		ops := v.opsOf(head.size)
 		t, why := v.iops.ReadyAt(now, ops), boundIOPS
 		if v.credits != nil {
@@ -336,7 +336,7 @@ func (v *Volume) dispatch() {
 			v.credits.Take(now, ops)
 		}
 		v.bw.Take(now, head.size)
-		n := v.queue.pop()
+		n := v.queue.Pop()
 		if v.trace != nil {
 			v.trace(evDispatch, n)
 		}
@@ -380,12 +380,12 @@ func (v *Volume) start(n *ioNode, now sim.Time) {
 			return
 		}
 		n.target = v.acked
-		v.flushWait.push(n)
+		v.flushWait.Push(n)
 	case n.op == Write && v.cfg.WriteCache:
-		if v.cacheWait.n == 0 && v.dirty+n.size <= int64(v.cfg.WriteCacheSize) {
+		if v.cacheWait.Len() == 0 && v.dirty+n.size <= int64(v.cfg.WriteCacheSize) {
 			v.admit(n)
 		} else {
-			v.cacheWait.push(n)
+			v.cacheWait.Push(n)
 		}
 	case hdd:
 		n.addr = v.address(n.file, n.off)
@@ -438,9 +438,9 @@ func (v *Volume) growDsDone() {
 
 func (v *Volume) mediaPush(n *ioNode) {
 	if n.destage {
-		v.destageQ.push(n)
+		v.destageQ.Push(n)
 	} else {
-		v.media.push(n)
+		v.media.Push(n)
 	}
 	if !v.mediaBusy {
 		v.mediaNext()
@@ -457,14 +457,14 @@ const destageWindow = 32
 // full cache; destages in ack order, or on the hdd the nearest of the
 // oldest destageWindow.
 func (v *Volume) nextMediaJob() *ioNode {
-	if v.media.n > 0 && (v.destageQ.n == 0 || v.cacheWait.n == 0) {
-		return v.media.pop()
+	if v.media.Len() > 0 && (v.destageQ.Len() == 0 || v.cacheWait.Len() == 0) {
+		return v.media.Pop()
 	}
 	q := &v.destageQ
-	if v.cfg.Kind == "hdd" && q.n > 1 {
+	if v.cfg.Kind == "hdd" && q.Len() > 1 {
 		best, bestD := 0, int64(-1)
-		for i := 0; i < min(q.n, destageWindow); i++ {
-			d := q.at(i).addr - v.headPos
+		for i := 0; i < min(q.Len(), destageWindow); i++ {
+			d := q.At(i).addr - v.headPos
 			if d < 0 {
 				d = -d
 			}
@@ -472,12 +472,9 @@ func (v *Volume) nextMediaJob() *ioNode {
 				best, bestD = i, d
 			}
 		}
-		if best != 0 {
-			i, j := q.head, (q.head+best)%len(q.buf)
-			q.buf[i], q.buf[j] = q.buf[j], q.buf[i]
-		}
+		q.Swap(0, best)
 	}
-	return q.pop()
+	return q.Pop()
 }
 
 // mediaNext starts the next media job: a mechanical hdd access, or a
@@ -517,16 +514,16 @@ func (v *Volume) onMediaDone(a any) {
 			v.trace(evDestaged, n)
 		}
 		v.freeIOnode(n)
-		for v.cacheWait.n > 0 && v.dirty+v.cacheWait.front().size <= int64(v.cfg.WriteCacheSize) {
-			v.admit(v.cacheWait.pop())
+		for v.cacheWait.Len() > 0 && v.dirty+v.cacheWait.Front().size <= int64(v.cfg.WriteCacheSize) {
+			v.admit(v.cacheWait.Pop())
 		}
-		for v.flushWait.n > 0 && v.flushWait.front().target <= v.destaged {
-			v.env.AfterArg(sim.SampleDuration(v.flushDist, v.flushRNG), v.flushReady, v.flushWait.pop())
+		for v.flushWait.Len() > 0 && v.flushWait.Front().target <= v.destaged {
+			v.env.AfterArg(sim.SampleDuration(v.flushDist, v.flushRNG), v.flushReady, v.flushWait.Pop())
 		}
 	} else {
 		v.onComplete(n)
 	}
-	if !v.mediaBusy && v.media.n+v.destageQ.n > 0 {
+	if !v.mediaBusy && v.media.Len()+v.destageQ.Len() > 0 {
 		v.mediaNext()
 	}
 }
@@ -590,7 +587,7 @@ func (v *Volume) freeIOnode(n *ioNode) {
 
 // Idle reports whether no I/O is queued or in flight (destaging may go on).
 func (v *Volume) Idle() bool {
-	return v.inflight == 0 && v.queue.n == 0 && v.flushQ.n == 0
+	return v.inflight == 0 && v.queue.Len() == 0 && v.flushQ.Len() == 0
 }
 
 // Dirty returns the bytes acknowledged by the write cache but not yet on media.
