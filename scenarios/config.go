@@ -9,7 +9,9 @@ import (
 	replica "simrun/model/applier"
 	"simrun/model/demo"
 	"simrun/model/disk"
+	"simrun/model/engine"
 	"simrun/model/fio"
+	"simrun/model/workload"
 	"simrun/sim"
 )
 
@@ -63,14 +65,15 @@ func (m Machine) Validate() error {
 // one sub-section per kind. Only the sub-section named by kind is used,
 // validated and explained (the variant tag says so).
 type Workload struct {
-	Kind string      `toml:"kind" doc:"the workload generator that drives the run"`
-	Demo demo.Config `toml:"demo" variant:"kind" doc:"M/M/c queue demo"`
-	Fio  fio.Config  `toml:"fio" variant:"kind" doc:"a fio job on the volume"`
+	Kind     string            `toml:"kind" doc:"the workload generator that drives the run"`
+	Demo     demo.Config       `toml:"demo" variant:"kind" doc:"M/M/c queue demo"`
+	Fio      fio.Config        `toml:"fio" variant:"kind" doc:"a fio job on the volume"`
+	Sysbench workload.Sysbench `toml:"sysbench" variant:"kind" doc:"sysbench 1.0 client threads against the database server"`
 }
 
 // DefaultWorkload has no kind: a scenario must choose one.
 func DefaultWorkload() Workload {
-	return Workload{Demo: demo.DefaultConfig(), Fio: fio.DefaultConfig()}
+	return Workload{Demo: demo.DefaultConfig(), Fio: fio.DefaultConfig(), Sysbench: workload.DefaultSysbench()}
 }
 
 // Validate checks that kind names a registered runner. The chosen
@@ -92,6 +95,7 @@ func (w Workload) Validate() error {
 type Config struct {
 	Machine  Machine        `toml:"machine" doc:"the server"`
 	Volume   disk.Config    `toml:"volume" doc:"the block volume the data lives on"`
+	Engine   engine.Config  `toml:"engine" doc:"the InnoDB-like storage engine, its logs and its commit pipeline (workload kind sysbench)"`
 	Workload Workload       `toml:"workload" doc:"what drives the run"`
 	Applier  replica.Config `toml:"applier" doc:"the replica's parallel applier and its source stream (workload kind replication)"`
 }
@@ -101,6 +105,7 @@ func DefaultConfig() Config {
 	return Config{
 		Machine:  DefaultMachine(),
 		Volume:   disk.DefaultConfig(),
+		Engine:   engine.DefaultConfig(),
 		Workload: DefaultWorkload(),
 		Applier:  replica.DefaultConfig(),
 	}

@@ -36,16 +36,7 @@ func FuzzLoad(f *testing.F) {
 			}
 			return
 		}
-		src := Source{Kind: "flag", Name: "fuzz"}
-		if err := sc.Override("duration", "1ms", src); err != nil {
-			t.Fatal(err)
-		}
-		if err := sc.Override("warmup", "0s", src); err != nil {
-			t.Fatal(err)
-		}
-		if err := sc.Validate(); err != nil {
-			t.Fatalf("valid scenario invalid after shortening: %v", err)
-		}
+		shrinkForTest(t, sc, "1ms", "0s")
 		for _, c := range sc.Cases {
 			c.Params() // explain must not panic either
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"simrun/internal/trace"
+	"simrun/sim"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,6 +396,11 @@ func rowCase(row Row, base Settings, m result.Metrics) result.Case {
 // runOne runs one replication of one case, turning a panic in a model into
 // an error so that it cannot take down the other runs.
 func runOne(ctx context.Context, c *Case, rep int) (m result.Metrics, err error) {
+	return runTraced(ctx, c, rep, nil)
+}
+
+// runTraced is runOne with a trace recorder handed to the models.
+func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder) (m result.Metrics, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -411,9 +418,32 @@ func runOne(ctx context.Context, c *Case, rep int) (m result.Metrics, err error)
 		Replication: rep,
 		Duration:    c.Settings.Duration.D(),
 		Warmup:      c.Settings.Warmup.D(),
+		Trace:       rec,
 	})
 	if err == nil && m == nil {
 		m = result.Metrics{}
 	}
 	return m, err
+}
+
+// Trace runs one case of sc once (its first replication) with rec
+// recording the models' activity inside rec's window, which must end within
+// the run (warm-up + duration). The metrics are returned as well.
+func Trace(ctx context.Context, sc *Scenario, caseName string, rec *trace.Recorder) (result.Metrics, error) {
+	var c *Case
+	var names []string
+	for _, x := range sc.Cases {
+		names = append(names, x.Name)
+		if x.Name == caseName || (caseName == "" && len(sc.Cases) == 1) {
+			c = x
+		}
+	}
+	if c == nil {
+		return nil, fmt.Errorf("trace: no case %q (allowed: %s)", caseName, strings.Join(names, ", "))
+	}
+	_, to := rec.Window()
+	if end := sim.At(c.Settings.Warmup.D() + c.Settings.Duration.D()); to > end {
+		return nil, fmt.Errorf("trace: window ends at %v, after the run ends (%v = warmup + duration)", to, end)
+	}
+	return runTraced(ctx, c, 0, rec)
 }

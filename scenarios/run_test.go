@@ -36,7 +36,7 @@ func runJSON(t *testing.T, sc *Scenario, opt Options) []byte {
 func TestGolden(t *testing.T) {
 	for _, name := range Builtins() {
 		sc := mustLoad(t, BuiltinPrefix+name)
-		shrinkForGolden(t, sc)
+		shrinkForTest(t, sc, "2s", "500ms")
 		got := runJSON(t, sc, Options{})
 		golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(name, ".toml"), "/", "_")+".json")
 		if *update {
@@ -189,14 +189,14 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
-// shrinkForGolden shortens a built-in scenario so that every one of them
-// runs in the golden test within seconds: the goldens pin the wiring and
-// determinism of every file, not the published figures (docs/validation.md
-// and the model packages' tests check those at full length).
-func shrinkForGolden(t *testing.T, sc *Scenario) {
+// shrinkForTest shortens a scenario so that every built-in one runs in the
+// golden and fuzz tests within seconds: they pin the wiring and determinism
+// of every file, not the published figures (docs/validation.md and the
+// model packages' tests check those at full length).
+func shrinkForTest(t *testing.T, sc *Scenario, duration, warmup string) {
 	t.Helper()
-	src := Source{Kind: "flag", Name: "golden"}
-	sets := [][2]any{{"duration", "2s"}, {"warmup", "500ms"}}
+	src := Source{Kind: "flag", Name: "test"}
+	sets := [][2]any{{"duration", duration}, {"warmup", warmup}}
 	switch sc.Base.Config.Workload.Kind {
 	case "replication":
 		sets = append(sets, [2]any{"applier.backlog_trx", int64(20000)})

@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"simrun/internal/trace"
 	"time"
 
 	"simrun/internal/result"
@@ -9,6 +10,8 @@ import (
 	"simrun/model/demo"
 	"simrun/model/disk"
 	"simrun/model/fio"
+	"simrun/model/server"
+	"simrun/model/workload"
 	"simrun/sim"
 	"simrun/sim/stats"
 )
@@ -29,6 +32,7 @@ type RunContext struct {
 	Replication int    // 0-based
 	Duration    time.Duration
 	Warmup      time.Duration
+	Trace       *trace.Recorder // nil unless simrun trace records this run
 }
 
 // runners maps workload.kind to its runner, in a fixed order. To add a
@@ -39,6 +43,7 @@ var runners = []struct {
 }{
 	{"demo", runDemo},
 	{"fio", runFio},
+	{"sysbench", runSysbench},
 	{"replication", runReplication},
 }
 
@@ -148,6 +153,7 @@ func runFio(rc RunContext) (result.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	vol.SetTrace(rc.Trace)
 	b, err := fio.Start(env, vol, rc.Config.Workload.Fio)
 	if err != nil {
 		return nil, err
@@ -176,4 +182,21 @@ func runReplication(rc RunContext) (result.Metrics, error) {
 	// The applier's figures form the `applier` block; tps also stands at the
 	// top level, where every workload reports its throughput.
 	return result.Metrics{"tps": m["tps"], "applier": result.Metrics(m)}, nil
+}
+
+// runSysbench runs sysbench client threads against the database server
+// (engine, commit pipeline, CPU) on the scenario's volume.
+func runSysbench(rc RunContext) (result.Metrics, error) {
+	env := sim.New(rc.Seed)
+	vol, err := disk.New(env, rc.Config.Volume)
+	if err != nil {
+		return nil, err
+	}
+	vol.SetTrace(rc.Trace)
+	wl := workload.Config{Kind: "sysbench", Sysbench: rc.Config.Workload.Sysbench}
+	m, err := server.RunSysbench(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, wl, rc.Warmup, rc.Duration)
+	if err != nil {
+		return nil, err
+	}
+	return result.Metrics(m), nil
 }

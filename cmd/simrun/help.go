@@ -12,6 +12,7 @@ Usage:
   simrun calibrate FIO.json -o V.toml  turn a real fio JSON result into a volume preset
   simrun plot IN --kind K -o out.png  chart a result (bar, sweep, latency, series, breakdown)
   simrun export IN --format ipynb -o F  a Jupyter notebook, a docs page (md) or tidy CSV
+  simrun trace FILE --case C --window A:B -o t.json  a Perfetto trace of a window of one case
   simrun help COMMAND                more about one command
 
 FILE is a scenario file, or the name of a built-in one (simrun list), e.g.
@@ -122,6 +123,17 @@ Exports a result as a Jupyter notebook (nbformat 4, charts pre-rendered, data
 loaded into pandas), a markdown docs page with its charts beside it, or tidy
 CSV (one row per case x metric). The same input gives byte-identical files;
 no path, host name or timestamp is written. See docs/export.md.
+`,
+	"trace": `Usage: simrun trace FILE.toml --case NAME --window FROM:TO [-o trace.json]
+
+Runs one case and records a window of virtual time as Chrome Trace Event
+JSON, which ui.perfetto.dev and chrome://tracing open: client threads,
+statements, commit groups, fsyncs, page flushes and device I/Os on their own
+tracks, so you see where each transaction waited. Keep windows short (a few
+hundred milliseconds): every event in it is kept.
+
+Example:
+  simrun trace binlog/innodb-vs-file-120mbs --case Case8 --window 10s:10.05s -o case8.json
 `,
 	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME]
 

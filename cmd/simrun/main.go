@@ -10,6 +10,7 @@
 //	simrun calibrate FIO.json [-o volume.toml] [--name NAME]
 //	simrun plot RESULT.json|FILE.toml --kind KIND -o out.png|out.svg
 //	simrun export RESULT.json|FILE.toml --format ipynb|md|csv -o FILE
+//	simrun trace FILE.toml --case NAME --window 10s:10.2s -o trace.json
 //
 // The command is thin: it parses flags, calls package scenarios to load and
 // run, and prints the result document of package result. Exit status: 0
@@ -88,6 +89,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.plotCmd(rest)
 	case "export":
 		err = e.exportCmd(rest)
+	case "trace":
+		err = e.traceCmd(rest)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			if h, ok := commandHelp[rest[0]]; ok {

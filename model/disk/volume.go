@@ -3,6 +3,7 @@ package disk
 import (
 	"fmt"
 	"math"
+	"simrun/internal/trace"
 	"time"
 
 	"simrun/sim"
@@ -76,7 +77,8 @@ type ioNode struct {
 	size    int64
 	addr    int64 // hdd: position on the platter in bytes
 	queued  sim.Time
-	target  uint64 // flush: cached writes it must see destaged
+	started sim.Time // when it took a device slot
+	target  uint64   // flush: cached writes it must see destaged
 	reqs    []*reqNode
 	next    *ioNode
 }
@@ -143,6 +145,10 @@ type Volume struct {
 
 	// trace, when set (tests), sees every device-level event.
 	trace func(ev traceEvent, n *ioNode)
+
+	rec      *trace.Recorder // nil unless a trace is being recorded
+	recTrack [3]trace.TrackID
+	recQueue trace.TrackID
 
 	complete, onWake, mediaDone, ackCached, flushReady func(any)
 	fileWriteDone, syncFlushed                         func(any)
@@ -372,6 +378,7 @@ func (v *Volume) xfer(size int64) time.Duration {
 
 func (v *Volume) start(n *ioNode, now sim.Time) {
 	v.inflight++
+	n.started = now
 	hdd := v.cfg.Kind == "hdd"
 	switch {
 	case n.op == Flush:
@@ -540,6 +547,9 @@ func (v *Volume) onComplete(a any) {
 	if v.trace != nil {
 		v.trace(evComplete, n)
 	}
+	if v.rec != nil {
+		v.recordIO(n, now)
+	}
 	for _, rq := range n.reqs {
 		rq.pieces--
 		if rq.pieces > 0 {
@@ -592,3 +602,31 @@ func (v *Volume) Idle() bool {
 
 // Dirty returns the bytes acknowledged by the write cache but not yet on media.
 func (v *Volume) Dirty() int64 { return v.dirty }
+
+// SetTrace records every device I/O that completes inside the recorder's
+// window: the time it waited in the volume queue (for a slot or for cap
+// tokens) and its service, on tracks "disk/queue", "disk/read",
+// "disk/write" and "disk/flush".
+func (v *Volume) SetTrace(rec *trace.Recorder) {
+	v.rec = rec
+	if rec == nil {
+		return
+	}
+	v.recQueue = rec.Track("disk/queue")
+	for op, name := range []string{"disk/read", "disk/write", "disk/flush"} {
+		v.recTrack[op] = rec.Track(name)
+	}
+}
+
+func (v *Volume) recordIO(n *ioNode, now sim.Time) {
+	name := [...]string{"read", "write", "flush"}[n.op]
+	src := "other"
+	if len(n.reqs) > 0 {
+		src = v.SourceName(n.reqs[0].src)
+	}
+	if n.started > n.queued {
+		v.rec.Span(v.recQueue, name+" waits", n.queued, n.started, trace.Str("source", src))
+	}
+	v.rec.Span(v.recTrack[n.op], name+" "+src, n.started, now,
+		trace.Int("bytes", n.size), trace.Int("requests", int64(len(n.reqs))))
+}

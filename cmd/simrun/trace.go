@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"simrun/internal/trace"
+	"simrun/scenarios"
+)
+
+// traceCmd runs one case and writes a Chrome Trace Event / Perfetto JSON of
+// a window of it: where each transaction and each I/O spent its time.
+func (e env) traceCmd(args []string) error {
+	fs := e.newFlags("trace")
+	caseName := fs.String("case", "", "the case to trace (required when the file has several)")
+	window := fs.String("window", "", "FROM:TO in virtual time, e.g. 10s:10.2s (required)")
+	out := fs.String("o", "", "write the trace to FILE (atomically); default stdout")
+	seed := fs.String("seed", "", "override the seed")
+	duration := fs.String("duration", "", "override the duration")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || *window == "" {
+		return usagef("trace takes one scenario file, --case NAME and --window FROM:TO (see simrun help trace)")
+	}
+	from, to, err := trace.ParseWindow(*window)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	sc, err := scenarios.Load(pos[0])
+	if err != nil {
+		return err
+	}
+	if err := applyOverrides(sc, *seed, *duration); err != nil {
+		return err
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rec := trace.NewRecorder(from, to)
+	if _, err := scenarios.Trace(ctx, sc, *caseName, rec); err != nil {
+		return usagef("%v", err)
+	}
+	if n := rec.Dropped(); n > 0 {
+		fmt.Fprintf(e.stderr, "simrun: trace: %d events past the limit were dropped; use a shorter window\n", n)
+	}
+	return e.output(*out, func(w io.Writer, _ bool) error { return rec.WriteJSON(w) })
+}

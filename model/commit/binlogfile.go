@@ -1,0 +1,207 @@
+package commit
+
+import (
+	"fmt"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/sim"
+)
+
+// osPage is the page-cache page size: write-back and fdatasync write whole
+// pages, so the last partial page of an appending file is written again by
+// the next sync.
+const osPage = 4096
+
+// binlogFile is the classic binary log: an appending file written through
+// the page cache. write() copies into the cache; fdatasync writes the dirty
+// pages and, because the file grew, commits the filesystem journal (the
+// disk File models that). Without a sync the kernel's flusher thread writes
+// the dirty pages back once the inode has been dirty for dirty_expire
+// (checked every dirty_writeback period), and ext4 commits the block
+// allocations every commit interval.
+type binlogFile struct {
+	env  *sim.Env
+	vol  *disk.Volume
+	cfg  engine.BinlogConfig
+	src  disk.Source
+	file *disk.File
+	seq  int
+
+	end        int64    // bytes appended (in the page cache)
+	clean      int64    // bytes whose pages have been sent to the device
+	dirtySince sim.Time // when the inode turned dirty
+	dirty      bool
+	allocated  bool // written back since the last journal commit
+	journalOff int64
+
+	wb         []wbRange // write-back not yet submitted
+	closed     []closedInode
+	wbInflight int
+	wbDepth    int
+	wbDone     func(any)
+	syncDone   func(any)
+	wbCB       func()
+	commitCB   func()
+	journalCB  func(any)
+
+	// statistics
+	Syncs     int64
+	Bytes     int64 // appended
+	WBWrites  int64 // write-back batches
+	Rotations int64
+}
+
+func newBinlogFile(env *sim.Env, vol *disk.Volume, cfg engine.BinlogConfig, src disk.Source) *binlogFile {
+	b := &binlogFile{env: env, vol: vol, cfg: cfg, src: src}
+	b.file = vol.OpenFile("binlog.000001", false)
+	b.seq = 1
+	b.wbCB = b.writeback
+	b.commitCB = b.fsCommit
+	b.journalCB = b.onJournalWritten
+	b.wbDone = b.onWBDone
+	b.wbDepth = vol.Config().QueueDepth
+	return b
+}
+
+// start schedules the kernel flusher and the ext4 journal commits.
+func (b *binlogFile) start() {
+	b.env.After(b.cfg.OSWritebackPeriod.D(), b.wbCB)
+	b.env.After(b.cfg.FSCommitInterval.D(), b.commitCB)
+}
+
+// append copies n bytes of binlog into the page cache.
+func (b *binlogFile) append(n int64) {
+	if !b.dirty {
+		b.dirty = true
+		b.dirtySince = b.env.Now()
+	}
+	b.end += n
+	b.Bytes += n
+}
+
+// rotate switches to the next file once max_binlog_size is reached. The
+// old file's dirty pages stay in the page cache until the kernel's
+// flusher writes them back (MariaDB does not sync a closed binlog file
+// when sync_binlog = 0).
+func (b *binlogFile) maybeRotate() {
+	if b.end < int64(b.cfg.MaxBinlogSize) {
+		return
+	}
+	if b.dirty {
+		b.closed = append(b.closed, closedInode{b.dirtySince, wbRange{b.file, b.clean / osPage * osPage, (b.end + osPage - 1) / osPage * osPage}})
+	}
+	b.seq++
+	b.Rotations++
+	b.file = b.vol.OpenFile(fmt.Sprintf("binlog.%06d", b.seq), false)
+	b.end, b.clean, b.dirty = 0, 0, false
+}
+
+// writeRange hands the dirty pages [clean, end) to the kernel's
+// write-back: they go to the device as max_io_size requests, at most
+// wbDepth of them outstanding (the block layer's request tags: the flusher
+// thread blocks when they are all in use), so other I/O interleaves with
+// a long write-back instead of queueing behind all of it.
+func (b *binlogFile) writeRange() {
+	from := b.clean / osPage * osPage
+	to := (b.end + osPage - 1) / osPage * osPage
+	if to > from {
+		b.wb = append(b.wb, wbRange{b.file, from, to})
+		b.pump()
+	}
+	b.clean = b.end
+	b.dirty = false
+	b.allocated = true
+}
+
+// closedInode is a rotated binlog file with dirty pages in the cache.
+type closedInode struct {
+	since sim.Time
+	r     wbRange
+}
+
+type wbRange struct {
+	f        *disk.File
+	from, to int64
+}
+
+// pump submits write-back requests while tags are free.
+func (b *binlogFile) pump() {
+	maxIO := int64(b.vol.Config().MaxIOSize)
+	for b.wbInflight < b.wbDepth && len(b.wb) > 0 {
+		r := &b.wb[0]
+		n := min(maxIO, r.to-r.from)
+		b.wbInflight++
+		r.f.WriteAt(r.from, n, b.src, b.wbDone, nil)
+		r.from += n
+		if r.from >= r.to {
+			b.wb[0] = wbRange{}
+			b.wb = b.wb[1:]
+		}
+	}
+}
+
+func (b *binlogFile) onWBDone(any) {
+	b.wbInflight--
+	b.pump()
+}
+
+// sync is fdatasync: write the dirty pages, then flush (with the journal
+// commit of the new size). wrote(arg) runs when the data write completes,
+// done(arg) when the sync does.
+func (b *binlogFile) sync(wrote func(any), done func(any), arg any) {
+	b.Syncs++
+	from := b.clean / osPage * osPage
+	to := (b.end + osPage - 1) / osPage * osPage
+	if to > from {
+		b.file.WriteAt(from, to-from, b.src, wrote, arg)
+	} else if wrote != nil {
+		wrote(arg)
+	}
+	b.clean = b.end
+	b.dirty = false
+	b.allocated = false // fdatasync commits the journal itself
+	b.file.Sync(done, arg)
+}
+
+// writeback is one run of the kernel flusher thread: an inode dirty for
+// longer than dirty_expire has all its dirty pages written.
+func (b *binlogFile) writeback() {
+	now := b.env.Now()
+	if b.dirty && now.Sub(b.dirtySince) >= b.cfg.OSDirtyExpire.D() {
+		b.WBWrites++
+		b.writeRange()
+	}
+	for len(b.closed) > 0 && now.Sub(b.closed[0].since) >= b.cfg.OSDirtyExpire.D() {
+		b.WBWrites++
+		b.wb = append(b.wb, b.closed[0].r)
+		b.closed = b.closed[1:]
+		b.allocated = true
+		b.pump()
+	}
+	b.env.After(b.cfg.OSWritebackPeriod.D(), b.wbCB)
+}
+
+// fsCommit is ext4's periodic journal commit (jbd2): block allocations of
+// written-back data become durable with a journal write and a flush.
+func (b *binlogFile) fsCommit() {
+	if b.allocated {
+		b.allocated = false
+		size := int64(b.vol.Config().JournalWriteSize)
+		const journalFile = 1<<20 + 7 // a raw file id clear of OpenFile's
+		b.vol.Submit(disk.Request{Op: disk.Write, File: journalFile, Offset: b.journalOff, Size: size,
+			Source: disk.SourceJournal, Done: b.journalCB})
+		b.journalOff += size
+		if b.journalOff > 128<<20 {
+			b.journalOff = 0
+		}
+	}
+	b.env.After(b.cfg.FSCommitInterval.D(), b.commitCB)
+}
+
+func (b *binlogFile) onJournalWritten(any) {
+	b.vol.Submit(disk.Request{Op: disk.Flush, Source: disk.SourceJournal})
+}
+
+var _ = time.Second

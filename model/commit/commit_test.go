@@ -1,0 +1,158 @@
+package commit
+
+import (
+	"testing"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/model/workload"
+	"simrun/sim"
+)
+
+func TestEventSizes(t *testing.T) {
+	wl := workload.DefaultSysbench()
+	e := Events(wl)
+	if e.Row != 190 {
+		t.Errorf("row image %d, want 190 (1 + 4 + 4 + 2+119 + 1+59)", e.Row)
+	}
+	// Update_rows with before and after images: 19 + 8 + 3 + 2*190 + 4.
+	if got := e.PerStmt[workload.UpdateIndex] - e.SQL[workload.UpdateIndex] - 23 - 59; got != 414 {
+		t.Errorf("Update_rows event %d, want 414", got)
+	}
+	var tx workload.Tx
+	g := workload.NewGenerator(wl, sim.NewStream(1, "t"))
+	g.Next(&tx)
+	n := e.TxBytes(&tx)
+	// mechanisms-notes §4: about 2.1-2.2 KB per transaction for MariaDB.
+	if n < 2050 || n > 2250 {
+		t.Errorf("binlog per transaction %d B, want about 2.1-2.2 KB", n)
+	}
+}
+
+type rig struct {
+	env  *sim.Env
+	vol  *disk.Volume
+	eng  *engine.Engine
+	pipe *Pipeline
+	done int
+}
+
+func newRig(t *testing.T, mode string, syncBinlog, trx int) *rig {
+	t.Helper()
+	env := sim.New(1)
+	vol, err := disk.New(env, disk.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := engine.DefaultConfig()
+	cfg.BinlogStorageEngine, cfg.SyncBinlog, cfg.FlushLogAtTrxCommit = mode, syncBinlog, trx
+	wl := workload.DefaultSysbench()
+	wl.TableSize = 10_000
+	src := engine.Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
+		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
+	e, err := engine.New(env, cfg, wl, vol, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cpu := sim.NewStation(env, 4)
+	p := New(env, e, cpu, vol, cfg, Sources{BinlogFile: vol.RegisterSource("binlog_file"), BinlogPages: vol.RegisterSource("binlog_pages")})
+	return &rig{env: env, vol: vol, eng: e, pipe: p}
+}
+
+// commitBurst commits n transactions at once and runs until they finish.
+func (r *rig) commitBurst(t *testing.T, n int) []*Tx {
+	txs := make([]*Tx, n)
+	for i := range txs {
+		tx := &Tx{BinlogBytes: 2150}
+		tx.TL.Begin(r.env.Now())
+		tx.Done = func(any) { r.done++ }
+		txs[i] = tx
+		r.eng.ApplyBody(&workload.Tx{}, nil)
+		r.pipe.Commit(tx)
+	}
+	r.env.RunUntil(r.env.Now().Add(200 * time.Millisecond))
+	if r.done != n {
+		t.Fatalf("%d of %d commits acknowledged", r.done, n)
+	}
+	return txs
+}
+
+func TestCommitModes(t *testing.T) {
+	cases := []struct {
+		mode          string
+		sb, trx       int
+		binlogSyncs   bool
+		redoSyncs     bool
+		journal       bool
+		fsyncCats     []engine.Cat
+		noCats        []engine.Cat
+		binlogPerTxOK bool
+	}{
+		{"off", 0, 1, false, true, false, []engine.Cat{engine.CatRedoFsync}, []engine.Cat{engine.CatBinlogFsync}, false},
+		{"off", 0, 0, false, false, false, nil, []engine.Cat{engine.CatRedoFsync}, false},
+		{"innodb", 0, 1, false, true, false, []engine.Cat{engine.CatRedoFsync, engine.CatBinlogWrite}, []engine.Cat{engine.CatBinlogFsync}, true},
+		{"innodb", 1, 2, false, false, false, nil, []engine.Cat{engine.CatBinlogFsync, engine.CatRedoFsync}, true},
+		{"file", 1, 1, true, true, true, []engine.Cat{engine.CatRedoFsync, engine.CatBinlogFsync}, nil, true},
+		{"file", 1, 0, true, false, true, []engine.Cat{engine.CatBinlogFsync}, []engine.Cat{engine.CatRedoFsync}, true},
+		{"file", 0, 1, false, true, false, []engine.Cat{engine.CatRedoFsync}, []engine.Cat{engine.CatBinlogFsync}, true},
+	}
+	for _, tc := range cases {
+		r := newRig(t, tc.mode, tc.sb, tc.trx)
+		txs := r.commitBurst(t, 12)
+		st := r.pipe.Stats()
+		if (st.BinlogSyncs > 0) != tc.binlogSyncs {
+			t.Errorf("%s sb=%d trx=%d: binlog syncs %d", tc.mode, tc.sb, tc.trx, st.BinlogSyncs)
+		}
+		if (r.eng.Redo.Syncs > 0) != tc.redoSyncs {
+			t.Errorf("%s sb=%d trx=%d: redo syncs %d", tc.mode, tc.sb, tc.trx, r.eng.Redo.Syncs)
+		}
+		if (r.vol.JournalCommits() > 0) != tc.journal {
+			t.Errorf("%s sb=%d trx=%d: journal commits %d", tc.mode, tc.sb, tc.trx, r.vol.JournalCommits())
+		}
+		if v := r.pipe.Violations; v != 0 {
+			t.Errorf("%s: %d durability violations", tc.mode, v)
+		}
+		for _, tx := range txs {
+			var sum int64
+			for _, v := range tx.TL.Comp {
+				sum += v
+			}
+			if sum != int64(tx.TL.Last-tx.TL.Start) {
+				t.Errorf("%s: breakdown %d != elapsed %d", tc.mode, sum, tx.TL.Last-tx.TL.Start)
+			}
+		}
+		var agg [engine.NumCats]int64
+		for _, tx := range txs {
+			for i, v := range tx.TL.Comp {
+				agg[i] += v
+			}
+		}
+		for _, c := range tc.fsyncCats {
+			if agg[c] == 0 {
+				t.Errorf("%s sb=%d trx=%d: nothing charged to %v", tc.mode, tc.sb, tc.trx, c)
+			}
+		}
+		for _, c := range tc.noCats {
+			if agg[c] != 0 {
+				t.Errorf("%s sb=%d trx=%d: %v charged %d", tc.mode, tc.sb, tc.trx, c, agg[c])
+			}
+		}
+		if got := st.BinlogBytes > 0; got != tc.binlogPerTxOK {
+			t.Errorf("%s: binlog bytes %d", tc.mode, st.BinlogBytes)
+		}
+	}
+}
+
+// The InnoDB-stored binlog puts every binlog byte into the redo log.
+func TestInnoDBBinlogIsRedo(t *testing.T) {
+	off := newRig(t, "off", 0, 1)
+	off.commitBurst(t, 10)
+	in := newRig(t, "innodb", 0, 1)
+	in.commitBurst(t, 10)
+	extra := in.eng.Redo.LSN() - off.eng.Redo.LSN()
+	want := uint64(10 * (2150 + in.eng.Config().Redo.BinlogExtra))
+	if extra != want {
+		t.Fatalf("innodb binlog adds %d redo bytes, want %d", extra, want)
+	}
+}

@@ -1,0 +1,247 @@
+package commit
+
+import (
+	"fmt"
+
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/sim"
+)
+
+// ibbLog is the binary log stored in InnoDB (binlog_storage_engine=innodb,
+// MariaDB 12.3, MDEV-34705): binlog records are written into 16 KiB pages
+// of preallocated binlog-NNNNNN.ibb files through mini-transactions, so
+// every binlog byte is also a redo byte. The pages reach their files in
+// the background: a full page once the redo covering it is durable
+// (write-ahead logging), the last partial page only at a checkpoint, which
+// must not pass the LSN of any binlog data not yet in its file
+// (Docs/replication/binlog.md; storage/innobase/fsp/fsp_binlog.cc).
+type ibbLog struct {
+	env      *sim.Env
+	vol      *disk.Volume
+	eng      *engine.Engine
+	src      disk.Source
+	fileSize int64
+	pagesPer int64
+	files    []*disk.File
+
+	batch    int   // full pages the flush thread writes at once
+	pos      int64 // binlog bytes appended
+	pending  pageRing
+	partial  ibbPage // the page holding pos (firstLSN 0 when clean)
+	busy     bool
+	inflight uint64 // smallest first LSN of the pages being written, 0 if none
+	nWrites  int
+	batchEnd int64 // pages written by the running batch end before this page
+	ckpt     []func()
+	ckptRun  []func()
+	walCB    func(any)
+	doneCB   func(any)
+
+	// statistics
+	PageWrites int64 // pages written (a partial page counts each time)
+	Bytes      int64
+}
+
+type ibbPage struct {
+	idx      int64
+	firstLSN uint64
+	lastLSN  uint64
+}
+
+type pageRing struct {
+	buf  []ibbPage
+	head int
+	n    int
+}
+
+func (r *pageRing) push(p ibbPage) {
+	if r.n == len(r.buf) {
+		g := make([]ibbPage, max(64, 2*len(r.buf)))
+		for i := 0; i < r.n; i++ {
+			g[i] = r.buf[(r.head+i)%len(r.buf)]
+		}
+		r.buf, r.head = g, 0
+	}
+	r.buf[(r.head+r.n)%len(r.buf)] = p
+	r.n++
+}
+
+func (r *pageRing) at(i int) ibbPage { return r.buf[(r.head+i)%len(r.buf)] }
+
+func (r *pageRing) pop() ibbPage {
+	p := r.buf[r.head]
+	r.head = (r.head + 1) % len(r.buf)
+	r.n--
+	return p
+}
+
+func newIBB(env *sim.Env, vol *disk.Volume, eng *engine.Engine, maxSize int64, batch int, src disk.Source) *ibbLog {
+	b := &ibbLog{env: env, vol: vol, eng: eng, src: src, fileSize: maxSize, batch: batch}
+	b.pagesPer = maxSize / engine.PageSize
+	// Two files are always preallocated (binlog.md).
+	b.files = append(b.files, vol.OpenFile("binlog-000000.ibb", true), vol.OpenFile("binlog-000001.ibb", true))
+	b.walCB = b.onWAL
+	b.doneCB = b.onWritten
+	eng.Redo.SetOnFlushed(b.trigger)
+	return b
+}
+
+// append places n binlog bytes written by the mini-transaction ending at
+// lsn; pages that fill up join the pending list.
+func (b *ibbLog) append(n int64, lsn uint64) {
+	b.Bytes += n
+	for n > 0 {
+		idx := b.pos / engine.PageSize
+		if b.partial.firstLSN == 0 {
+			b.partial = ibbPage{idx: idx, firstLSN: lsn}
+		}
+		b.partial.lastLSN = lsn
+		room := (idx+1)*engine.PageSize - b.pos
+		k := min(room, n)
+		b.pos += k
+		n -= k
+		if k == room {
+			b.pending.push(b.partial)
+			b.partial = ibbPage{}
+		}
+	}
+	b.trigger()
+}
+
+// OldestLSN is the checkpoint bound: the first LSN of binlog data not yet
+// in its file.
+func (b *ibbLog) OldestLSN() uint64 {
+	var t uint64
+	if b.inflight != 0 {
+		t = b.inflight
+	}
+	if b.pending.n > 0 {
+		if l := b.pending.at(0).firstLSN; t == 0 || l < t {
+			t = l
+		}
+	}
+	if l := b.partial.firstLSN; l != 0 && (t == 0 || l < t) {
+		t = l
+	}
+	return t
+}
+
+// Checkpoint writes every pending page and the partial page, then calls
+// done.
+func (b *ibbLog) Checkpoint(lsn uint64, done func()) {
+	b.ckpt = append(b.ckpt, done)
+	b.trigger()
+}
+
+// Files returns the .ibb files a checkpoint fdatasyncs.
+func (b *ibbLog) Files() []*disk.File { return b.files[len(b.files)-2:] }
+
+// trigger starts a write batch if the writer is idle and there is work.
+func (b *ibbLog) trigger() {
+	if b.busy {
+		return
+	}
+	if len(b.ckpt) > 0 {
+		b.busy = true
+		b.ckptRun, b.ckpt = b.ckpt, b.ckptRun[:0]
+		// Write-ahead: the log up to now must be durable first.
+		if b.eng.Redo.Request(b.eng.Redo.LSN(), true, nil, b.walCB, nil) {
+			b.onWAL(nil)
+		}
+		return
+	}
+	if b.pending.n < b.batch {
+		return
+	}
+	flushed := b.eng.Redo.Flushed()
+	n := 0
+	for n < b.pending.n && b.pending.at(n).lastLSN <= flushed {
+		n++
+	}
+	if n < b.batch {
+		return
+	}
+	b.busy = true
+	b.writePages(n, false)
+}
+
+func (b *ibbLog) onWAL(any) { b.writePages(b.pending.n, true) }
+
+// writePages writes the first n pending pages (and the partial page if
+// withPartial) as contiguous writes per file.
+func (b *ibbLog) writePages(n int, withPartial bool) {
+	b.inflight = 0
+	b.nWrites = 1
+	var runStart, runEnd int64 = -1, -1
+	flush := func() {
+		if runStart < 0 {
+			return
+		}
+		for runStart < runEnd {
+			f := b.file(runStart)
+			inFile := runStart % b.pagesPer
+			k := min(runEnd-runStart, b.pagesPer-inFile)
+			b.nWrites++
+			f.WriteAt(inFile*engine.PageSize, k*engine.PageSize, b.src, b.doneCB, nil)
+			b.PageWrites += k
+			runStart += k
+		}
+		runStart = -1
+	}
+	for i := 0; i < n; i++ {
+		p := b.pending.pop()
+		if b.inflight == 0 || p.firstLSN < b.inflight {
+			b.inflight = p.firstLSN
+		}
+		if p.idx != runEnd {
+			flush()
+			runStart = p.idx
+		}
+		runEnd = p.idx + 1
+	}
+	if withPartial && b.partial.firstLSN != 0 {
+		p := b.partial
+		if b.inflight == 0 || p.firstLSN < b.inflight {
+			b.inflight = p.firstLSN
+		}
+		if p.idx != runEnd {
+			flush()
+			runStart = p.idx
+		}
+		runEnd = p.idx + 1
+		// The page stays in use: later records dirty it again.
+		b.partial = ibbPage{}
+	}
+	flush()
+	b.onWritten(nil)
+}
+
+// file returns the .ibb file holding page idx, opening (preallocating)
+// files as the log advances.
+func (b *ibbLog) file(idx int64) *disk.File {
+	k := int(idx / b.pagesPer)
+	for len(b.files) <= k+1 {
+		b.files = append(b.files, b.vol.OpenFile(fmt.Sprintf("binlog-%06d.ibb", len(b.files)), true))
+	}
+	return b.files[k]
+}
+
+func (b *ibbLog) onWritten(any) {
+	b.nWrites--
+	if b.nWrites > 0 {
+		return
+	}
+	b.inflight = 0
+	b.busy = false
+	run := b.ckptRun
+	b.ckptRun = nil
+	for _, d := range run {
+		d()
+	}
+	if b.ckptRun == nil {
+		clear(run)
+		b.ckptRun = run[:0]
+	}
+	b.trigger()
+}

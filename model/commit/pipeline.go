@@ -1,0 +1,391 @@
+package commit
+
+import (
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/model/workload"
+	"simrun/sim"
+	"simrun/sim/stats"
+)
+
+// Tx is one transaction's commit as the pipeline sees it. The client
+// thread owns it and reuses it; Done(Arg) runs when the commit is
+// acknowledged.
+type Tx struct {
+	TL          engine.Timeline
+	BinlogBytes int64
+	Done        func(any)
+	Arg         any
+	lsn         uint64
+	prepLSN     uint64
+}
+
+// Sources are the volume accounting tags of the binlog writes.
+type Sources struct {
+	BinlogFile, BinlogPages disk.Source
+}
+
+// Pipeline is MariaDB's commit path for one server:
+//
+//	off:    commit mtr -> log_write_up_to(commit lsn) per trx_commit
+//	file:   XA prepare mtr -> log_write_up_to(prepare lsn) (trx_commit 1, 3;
+//	        2 writes only) -> binlog group commit under LOCK_log: the leader
+//	        copies every queued binlog cache to the file, fdatasyncs it
+//	        every sync_binlog groups, runs commit_ordered (the commit mtr)
+//	        for each -> with trx_commit 2 a log write, with 3 a log sync;
+//	        with 1 nothing: recovery rebuilds the commit from the binlog
+//	innodb: binlog group commit under LOCK_log: the leader writes each
+//	        binlog into .ibb pages inside its commit mtr -> one
+//	        log_write_up_to(commit lsn) per trx_commit; sync_binlog is ignored
+//
+// (MariaDB KB "Binary Log Group Commit and InnoDB Flushing Performance",
+// "Group Commit for the Binary Log", "InnoDB-Based Binary Log";
+// ha_innodb.cc trx_commit_complete_for_mysql, trx0trx.cc trx_prepare.)
+type Pipeline struct {
+	env   *sim.Env
+	eng   *engine.Engine
+	cpu   *sim.Station
+	vol   *disk.Volume
+	cfg   engine.Config
+	mode  string
+	flush int
+
+	file *binlogFile
+	ibb  *ibbLog
+
+	// LOCK_log and the binlog group commit queue
+	queue, group, spare []*Tx
+	locked              bool
+	waitTimer           sim.Timer
+	waiting             bool
+	phases              engine.Phases
+	syncCounter         int
+	tWrite              sim.Time
+	dqWrite             time.Duration
+	idleAt              bool
+	wsize               int64
+	est                 estimator
+
+	prepared func(any)
+	cpuDone  func(any)
+	wrote    func(any)
+	synced   func(any)
+	finished func(any)
+	waitDone func()
+
+	// statistics since ResetStats
+	GroupSize   stats.Histogram // transactions per binlog group commit
+	Commits     int64
+	BinlogBytes int64
+	BinlogSyncs int64
+	// Violations counts acknowledged commits whose log record was not yet
+	// durable although innodb_flush_log_at_trx_commit required it (a bug
+	// if ever non-zero).
+	Violations int64
+}
+
+// New builds the commit pipeline of cfg on the engine. cpu is the
+// machine's CPU, on which the binlog group leader copies binlog caches.
+func New(env *sim.Env, eng *engine.Engine, cpu *sim.Station, vol *disk.Volume, cfg engine.Config, src Sources) *Pipeline {
+	p := &Pipeline{env: env, eng: eng, cpu: cpu, vol: vol, cfg: cfg, mode: cfg.BinlogStorageEngine, flush: cfg.FlushLogAtTrxCommit}
+	switch p.mode {
+	case engine.BinlogFile:
+		p.file = newBinlogFile(env, vol, cfg.Binlog, src.BinlogFile)
+	case engine.BinlogInnoDB:
+		p.ibb = newIBB(env, vol, eng, int64(cfg.Binlog.MaxBinlogSize), cfg.Binlog.IBBFlushBatch, src.BinlogPages)
+		eng.SetCheckpointHook(p.ibb)
+	}
+	p.est = newEstimator(vol)
+	p.prepared = p.onPrepared
+	p.cpuDone = p.onLeaderCPU
+	p.wrote = p.onBinlogWritten
+	p.synced = p.onBinlogSynced
+	p.finished = p.finish
+	p.waitDone = p.onWaitTimer
+	return p
+}
+
+// Start starts the pipeline's background work (the OS write-back of a
+// file binlog).
+func (p *Pipeline) Start() {
+	if p.file != nil {
+		p.file.start()
+	}
+}
+
+// Mode returns the binlog storage mode.
+func (p *Pipeline) Mode() string { return p.mode }
+
+// CommitCPU returns the server CPU of the COMMIT statement in this mode:
+// the commit itself plus, with a file binlog, two-phase commit's prepare.
+func (p *Pipeline) CommitCPU() time.Duration {
+	d := p.cfg.CPU.Commit.D()
+	if p.mode == engine.BinlogFile {
+		d += p.cfg.CPU.Prepare.D()
+	}
+	return d
+}
+
+// Commit runs the commit of tx, whose COMMIT statement has been executed.
+func (p *Pipeline) Commit(tx *Tx) {
+	p.Commits++
+	switch p.mode {
+	case engine.BinlogOff:
+		tx.lsn = p.eng.CommitMTR(0)
+		p.durability(tx, p.flush == 1 || p.flush == 3, p.flush == 2)
+	case engine.BinlogInnoDB:
+		p.BinlogBytes += tx.BinlogBytes
+		p.enqueue(tx)
+	case engine.BinlogFile:
+		p.BinlogBytes += tx.BinlogBytes
+		lsn := p.eng.PrepareMTR()
+		tx.prepLSN = lsn
+		durable := p.flush == 1 || p.flush == 3
+		if durable || p.flush == 2 {
+			if !p.eng.Redo.Request(lsn, durable, &tx.TL, p.prepared, tx) {
+				return
+			}
+		}
+		p.enqueue(tx)
+	}
+}
+
+func (p *Pipeline) onPrepared(a any) { p.enqueue(a.(*Tx)) }
+
+// durability waits, per innodb_flush_log_at_trx_commit, for the log up to
+// tx.lsn to be durable (or written), then acknowledges the commit.
+func (p *Pipeline) durability(tx *Tx, durable, write bool) {
+	if durable || write {
+		if !p.eng.Redo.Request(tx.lsn, durable, &tx.TL, p.finished, tx) {
+			return
+		}
+	}
+	p.finish(tx)
+}
+
+func (p *Pipeline) finish(a any) {
+	tx := a.(*Tx)
+	if p.flush == 1 || p.flush == 3 {
+		// Durability invariant: an acknowledged commit is in the durable
+		// log (with a file binlog: its prepare record, the binlog holding
+		// the commit decision).
+		l := tx.lsn
+		if p.mode == engine.BinlogFile && p.flush == 1 {
+			l = tx.prepLSN
+		}
+		if l > p.eng.Redo.Flushed() {
+			p.Violations++
+		}
+	}
+	tx.Done(tx.Arg)
+}
+
+// enqueue is queue_for_group_commit: the first transaction into an empty
+// queue while LOCK_log is free becomes the leader.
+func (p *Pipeline) enqueue(tx *Tx) {
+	if p.waiting {
+		p.group = append(p.group, tx)
+		if len(p.group) >= p.cfg.Binlog.CommitWaitCount {
+			p.env.Cancel(p.waitTimer)
+			p.waiting = false
+			p.proceed()
+		}
+		return
+	}
+	p.queue = append(p.queue, tx)
+	if !p.locked {
+		p.lead()
+	}
+}
+
+// lead takes LOCK_log and the whole queue.
+func (p *Pipeline) lead() {
+	p.locked = true
+	p.group, p.queue, p.spare = p.queue, p.spare[:0], nil
+	now := p.env.Now()
+	p.phases.Reset()
+	p.phases.Add(now, engine.CatGroupCommitWait)
+	if n := p.cfg.Binlog.CommitWaitCount; n > 0 && len(p.group) < n && p.cfg.Binlog.CommitWaitUsec > 0 {
+		p.waiting = true
+		p.waitTimer = p.env.After(p.cfg.Binlog.CommitWaitUsec.D(), p.waitDone)
+		return
+	}
+	p.proceed()
+}
+
+func (p *Pipeline) onWaitTimer() {
+	p.waiting = false
+	p.proceed()
+}
+
+// proceed runs the leader's copy of the binlog caches. The leader is a
+// running thread that already holds a CPU, so the copy is a delay of its
+// CPU time (charged to each transaction's own CPU job, BinlogCPU, so that
+// utilisation counts it) during which LOCK_log is held.
+func (p *Pipeline) proceed() {
+	if p.waiting {
+		return
+	}
+	p.phases.Add(p.env.Now(), engine.CatGroupCommitWait)
+	var d time.Duration
+	for _, tx := range p.group {
+		d += p.BinlogCPU(tx.BinlogBytes)
+	}
+	p.env.AfterArg(d, p.cpuDone, nil)
+}
+
+// BinlogCPU is the CPU to copy n bytes of binlog (to the file or into
+// .ibb pages).
+func (p *Pipeline) BinlogCPU(n int64) time.Duration {
+	per := p.cfg.CPU.BinlogInnoDBKiB
+	switch p.mode {
+	case engine.BinlogFile:
+		per = p.cfg.CPU.BinlogFileKiB
+	case engine.BinlogOff:
+		return 0
+	}
+	return time.Duration(float64(per) * float64(n) / 1024)
+}
+
+func (p *Pipeline) onLeaderCPU(any) {
+	now := p.env.Now()
+	p.phases.Add(now, engine.CatBinlogWrite)
+	if p.mode == engine.BinlogInnoDB {
+		over := uint64(p.cfg.Redo.BinlogExtra)
+		for _, tx := range p.group {
+			tx.lsn = p.eng.CommitMTR(uint64(tx.BinlogBytes) + over)
+			p.ibb.append(tx.BinlogBytes, tx.lsn)
+		}
+		p.release()
+		return
+	}
+	for _, tx := range p.group {
+		p.file.append(tx.BinlogBytes)
+	}
+	if s := p.cfg.SyncBinlog; s > 0 {
+		p.syncCounter++
+		if p.syncCounter >= s {
+			p.syncCounter = 0
+			p.BinlogSyncs++
+			p.tWrite = now
+			p.dqWrite = 0
+			p.idleAt = p.vol.Idle()
+			p.wsize = (p.file.end+osPage-1)/osPage*osPage - p.file.clean/osPage*osPage
+			p.file.sync(p.wrote, p.synced, nil)
+			return
+		}
+	}
+	p.commitOrdered()
+}
+
+func (p *Pipeline) onBinlogWritten(any) {
+	now := p.env.Now()
+	p.dqWrite = p.est.queueing(now.Sub(p.tWrite), p.wsize, p.idleAt)
+}
+
+func (p *Pipeline) onBinlogSynced(any) {
+	p.phases.Add(p.tWrite.Add(p.dqWrite), engine.CatDeviceQueue)
+	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
+	p.commitOrdered()
+}
+
+// commitOrdered runs the InnoDB commit of each member in binlog order.
+func (p *Pipeline) commitOrdered() {
+	for _, tx := range p.group {
+		tx.lsn = p.eng.CommitMTR(0)
+	}
+	p.file.maybeRotate()
+	p.release()
+}
+
+// release lets the members go on, then hands LOCK_log to the next leader.
+func (p *Pipeline) release() {
+	grp := p.group
+	ph := p.phases
+	p.GroupSize.Record(int64(len(grp)))
+	p.group = nil
+	for i, tx := range grp {
+		grp[i] = nil
+		tx.TL.Charge(&ph)
+		switch p.mode {
+		case engine.BinlogInnoDB:
+			p.durability(tx, p.flush == 1 || p.flush == 3, p.flush == 2)
+		default:
+			p.durability(tx, p.flush == 3, p.flush == 2)
+		}
+	}
+	p.spare = grp[:0]
+	p.locked = false
+	if len(p.queue) > 0 {
+		p.lead()
+	}
+}
+
+// ResetStats starts the measured window.
+func (p *Pipeline) ResetStats() {
+	p.GroupSize.Reset()
+	p.Commits, p.BinlogBytes, p.BinlogSyncs = 0, 0, 0
+	if p.ibb != nil {
+		p.ibb.PageWrites, p.ibb.Bytes = 0, 0
+	}
+	if p.file != nil {
+		p.file.Syncs, p.file.Bytes, p.file.WBWrites = 0, 0, 0
+	}
+}
+
+// Stats is the pipeline's report.
+type Stats struct {
+	Commits         int64
+	BinlogBytes     int64
+	BinlogSyncs     int64
+	BinlogGroup     stats.HistogramSummary
+	IBBPageWrites   int64
+	OSWritebacks    int64
+	BinlogRotations int64
+}
+
+// Stats returns the statistics of the measured window.
+func (p *Pipeline) Stats() Stats {
+	s := Stats{Commits: p.Commits, BinlogBytes: p.BinlogBytes, BinlogSyncs: p.BinlogSyncs, BinlogGroup: p.GroupSize.Summary()}
+	if p.ibb != nil {
+		s.IBBPageWrites = p.ibb.PageWrites
+	}
+	if p.file != nil {
+		s.OSWritebacks = p.file.WBWrites
+		s.BinlogRotations = p.file.Rotations
+	}
+	return s
+}
+
+// estimator mirrors engine's device-queue estimate for binlog writes.
+type estimator struct {
+	meanWrite float64
+	rate      float64
+}
+
+func newEstimator(v *disk.Volume) estimator {
+	c := v.Config()
+	e := estimator{meanWrite: float64(c.WriteLatency.MeanDuration())}
+	if c.TransferRate > 0 {
+		e.rate = float64(c.TransferRate) / 1e9
+	}
+	return e
+}
+
+func (e estimator) queueing(observed time.Duration, size int64, idleAtSubmit bool) time.Duration {
+	if idleAtSubmit {
+		return 0
+	}
+	svc := e.meanWrite
+	if e.rate > 0 {
+		svc += float64(size) / e.rate
+	}
+	if q := float64(observed) - svc; q > 0 {
+		return time.Duration(q)
+	}
+	return 0
+}
+
+var _ = workload.Insert

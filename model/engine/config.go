@@ -1,0 +1,326 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"simrun/sim"
+)
+
+// PageSize is the InnoDB page size (innodb_page_size default, 16 KiB); the
+// .ibb binlog pages have the same size (MariaDB Docs/replication/binlog.md).
+const PageSize = 16 * 1024
+
+// Config is the [engine] section: a MariaDB server with InnoDB. The three
+// keys at the top are the ones the binlog study varies per case; the
+// sub-tables hold the settings it did not state and the cost estimates.
+type Config struct {
+	BinlogStorageEngine string `toml:"binlog_storage_engine" unit:"" doc:"where the binary log lives: off (log_bin off), file (classic binlog file with two-phase commit) or innodb (MariaDB 12.3 binlog_storage_engine=innodb, MDEV-34705)"`
+	SyncBinlog          int    `toml:"sync_binlog" unit:"groups" doc:"file binlog: fdatasync the binlog every N group commits (0 = never, leave it to the OS); ignored with binlog_storage_engine=innodb (MariaDB KB 'InnoDB-Based Binary Log')"`
+	FlushLogAtTrxCommit int    `toml:"innodb_flush_log_at_trx_commit" unit:"" doc:"0: write+sync the redo log once per second; 1: write+sync at commit (at prepare with a file binlog); 2: write at commit, sync once per second; 3 (MariaDB): sync at prepare and at commit"`
+
+	BufferPool BufferPoolConfig `toml:"buffer_pool" unit:"" doc:"buffer pool"`
+	Layout     LayoutConfig     `toml:"layout" unit:"" doc:"how sysbench tables map to InnoDB pages"`
+	Redo       RedoConfig       `toml:"redo" unit:"" doc:"redo log: size, buffer, write granularity and bytes per operation"`
+	Flushing   FlushingConfig   `toml:"flushing" unit:"" doc:"page cleaner and doublewrite buffer"`
+	Binlog     BinlogConfig     `toml:"binlog" unit:"" doc:"binary log files and the OS write-back of a file binlog"`
+	CPU        CPUConfig        `toml:"cpu" unit:"" doc:"server CPU per statement"`
+}
+
+// BufferPoolConfig is [engine.buffer_pool].
+type BufferPoolConfig struct {
+	Size sim.Bytes `toml:"size" unit:"bytes" doc:"innodb_buffer_pool_size; not stated by the study. Assumption: 8GiB, half of the 16 GB VM; the 10 x 1M-row data set (about 2.3 GB) fits, so any size above that gives the same result"`
+	Warm bool      `toml:"warm" unit:"" doc:"start with the data pages resident and clean, as after sysbench prepare and a buffer-pool load at startup (innodb_buffer_pool_load_at_startup=ON)"`
+}
+
+// LayoutConfig is [engine.layout].
+type LayoutConfig struct {
+	RowsPerPage      int `toml:"rows_per_page" unit:"rows" doc:"clustered-index rows per 16 KiB leaf page: a sysbench row is about 207 B in InnoDB (5 B header + 6 trx_id + 7 roll_ptr + 4 id + 4 k + 120 c + 60 pad, plus directory slots) and sequential loading fills pages 15/16; 16,252 x 15/16 / 211 = 72"`
+	SecondaryPerPage int `toml:"secondary_entries_per_page" unit:"entries" doc:"entries of index k per leaf page: (k, id) is 8 B + 5 B header; a sorted build fills about 1,150 per page and random insert/purge churn lowers the fill; assumption: 1,000"`
+	RollbackSegments int `toml:"rollback_segments" unit:"pages" doc:"rollback-segment header pages that commits update round-robin (innodb_undo_log slots: 128 rsegs); they stay hot and dirty. Undo log pages themselves are freed by purge within about a second and are not written (MariaDB >= 10.5 skips writes of freed pages, MDEV-15528)"`
+}
+
+// RedoConfig is [engine.redo].
+type RedoConfig struct {
+	LogFileSize    sim.Bytes    `toml:"log_file_size" unit:"bytes" doc:"innodb_log_file_size; not stated by the study (MariaDB default 96MiB). Capacity = (size - 12288) x 0.9; see docs/validation.md for the sensitivity"`
+	LogBufferSize  sim.Bytes    `toml:"log_buffer_size" unit:"bytes" doc:"innodb_log_buffer_size (MariaDB default 16MiB); a writer waits when the unwritten log exceeds it"`
+	BlockSize      sim.Bytes    `toml:"block_size" unit:"bytes" doc:"physical block of the redo log device: an O_DIRECT log write covers whole blocks and rewrites the last partial block next time (log_t::write_buf); 4KiB for a network volume"`
+	FileBuffering  string       `toml:"log_file_buffering" unit:"" doc:"innodb_log_file_buffering: off (O_DIRECT, every write reaches the device), on (page cache: writes are copies, fsync writes the dirty pages), auto = on unless innodb_flush_log_at_trx_commit = 1 or 3 (assumption consistent with the published redo volume: no per-group block rewrite at 0 and 2)"`
+	FlushTimeout   sim.Duration `toml:"flush_log_at_timeout" unit:"s" doc:"innodb_flush_log_at_timeout: period of the background log write+sync (srv_master_callback), default 1s"`
+	UpdateIndex    sim.Bytes    `toml:"bytes_update_index" unit:"bytes/statement" doc:"redo of UPDATE SET k=k+1: undo record (PK + old k) and its page write, clustered in-place update of k, secondary delete-mark + insert. Estimate from MDEV-14425 record layouts, scaled (see docs/model-engine.md)"`
+	UpdateNonIndex sim.Bytes    `toml:"bytes_update_non_index" unit:"bytes/statement" doc:"redo of UPDATE SET c=?: undo record carrying the 120-byte old c, the in-place write of the new c with trx_id/roll_ptr. Estimate, see docs/model-engine.md"`
+	Delete         sim.Bytes    `toml:"bytes_delete" unit:"bytes/statement" doc:"redo of DELETE: undo record, clustered and secondary delete-marks. Estimate, see docs/model-engine.md"`
+	Insert         sim.Bytes    `toml:"bytes_insert" unit:"bytes/statement" doc:"redo of INSERT of the just-deleted id: insert-by-modify of the delete-marked record (full before-image in undo, full new record), secondary insert. Estimate, see docs/model-engine.md"`
+	Commit         sim.Bytes    `toml:"bytes_commit" unit:"bytes/tx" doc:"redo of the commit mini-transaction: undo log header state, rollback segment history list"`
+	Prepare        sim.Bytes    `toml:"bytes_prepare" unit:"bytes/tx" doc:"redo of the XA prepare of two-phase commit (file binlog only): undo header state TRX_PREPARED and the XID"`
+	Purge          sim.Bytes    `toml:"bytes_purge" unit:"bytes/tx" doc:"redo written later by purge per transaction: removal of delete-marked secondary entries, undo log truncation, page reorganisations"`
+	BinlogExtra    sim.Bytes    `toml:"binlog_redo_extra" unit:"bytes/tx" doc:"binlog_storage_engine=innodb: redo per transaction beyond the binlog bytes themselves (which are redo too). Calibrated: the published redo volumes give 2.9 KB/tx more redo with the InnoDB binlog than with the file binlog, against 2.15 KB of binlog events; WRITE record headers, chunk headers and mtr framing explain about 200 B, the rest is not explained by known layouts (docs/model-commit.md)"`
+}
+
+// FlushingConfig is [engine.flushing].
+type FlushingConfig struct {
+	IOCapacity          int     `toml:"io_capacity" unit:"pages/s" doc:"innodb_io_capacity: background flushing rate; MariaDB default 200; not stated by the study"`
+	IOCapacityMax       int     `toml:"io_capacity_max" unit:"pages/s" doc:"innodb_io_capacity_max: cap of adaptive flushing and the flush-ahead batch size; MariaDB default max(2000, 2 x io_capacity)"`
+	AdaptiveFlushingLWM float64 `toml:"adaptive_flushing_lwm" unit:"% of redo capacity" doc:"innodb_adaptive_flushing_lwm: checkpoint age below which no adaptive flushing happens (default 10)"`
+	MaxDirtyPagesPct    float64 `toml:"max_dirty_pages_pct" unit:"%" doc:"innodb_max_dirty_pages_pct (MariaDB default 90): above it the page cleaner flushes at io_capacity regardless of the redo"`
+	FlushingAvgLoops    int     `toml:"flushing_avg_loops" unit:"iterations" doc:"innodb_flushing_avg_loops: iterations over which the page and LSN rates are averaged (default 30)"`
+	FlushSync           bool    `toml:"flush_sync" unit:"" doc:"innodb_flush_sync: at the sync point flush furiously, ignoring io_capacity (default ON)"`
+	Doublewrite         bool    `toml:"doublewrite" unit:"" doc:"innodb_doublewrite: every page is first written to the doublewrite area (one sequential write + fdatasync per batch), then in place (default ON)"`
+	DoublewriteBatch    int     `toml:"doublewrite_batch" unit:"pages" doc:"pages per doublewrite batch: two blocks of one extent (64 pages) each (buf_dblwr_t, MariaDB >= 10.5)"`
+}
+
+// BinlogConfig is [engine.binlog].
+type BinlogConfig struct {
+	MaxBinlogSize     sim.Bytes    `toml:"max_binlog_size" unit:"bytes" doc:"max_binlog_size (default 1GiB): size of each preallocated .ibb file; a file binlog rotates at this size"`
+	OSDirtyExpire     sim.Duration `toml:"os_dirty_expire" unit:"s" doc:"Linux vm.dirty_expire_centisecs (default 30s): a dirty inode older than this is written back by the flusher thread"`
+	OSWritebackPeriod sim.Duration `toml:"os_writeback_interval" unit:"s" doc:"Linux vm.dirty_writeback_centisecs (default 5s): period of the flusher thread"`
+	FSCommitInterval  sim.Duration `toml:"fs_commit_interval" unit:"s" doc:"ext4 journal commit interval (commit=5 mount default): the block allocations of written-back binlog data are committed this often"`
+	IBBFlushBatch     int          `toml:"ibb_flush_batch" unit:"pages" doc:"binlog_storage_engine=innodb: full .ibb pages the binlog flush thread writes in one sequential write once their redo is durable; assumption: 16 (256 KiB, one maximum-size I/O), consistent with the 35-70 KB average write of the published Case2 (with 1 it is about 29 KB)"`
+	CommitWaitCount   int          `toml:"binlog_commit_wait_count" unit:"transactions" doc:"binlog_commit_wait_count (default 0 = no wait): a group leader waits for this many commits"`
+	CommitWaitUsec    sim.Duration `toml:"binlog_commit_wait_usec" unit:"s" doc:"binlog_commit_wait_usec (default 100ms): the most a leader waits when binlog_commit_wait_count > 0"`
+}
+
+// CPUConfig is [engine.cpu]: server CPU per statement on one vCPU of the
+// machine. Assumption: calibrated so that the cases with no sync in the
+// commit path (CPU-bound) reach the published TPS; see docs/model-engine.md.
+type CPUConfig struct {
+	Begin           sim.Duration `toml:"begin" unit:"s" doc:"BEGIN: parse, start the transaction"`
+	UpdateIndex     sim.Duration `toml:"update_index" unit:"s" doc:"UPDATE SET k=k+1 WHERE id=? (primary-key lookup, clustered update, secondary delete-mark + insert)"`
+	UpdateNonIndex  sim.Duration `toml:"update_non_index" unit:"s" doc:"UPDATE SET c=? WHERE id=?"`
+	Delete          sim.Duration `toml:"delete" unit:"s" doc:"DELETE WHERE id=?"`
+	Insert          sim.Duration `toml:"insert" unit:"s" doc:"INSERT of one row"`
+	Commit          sim.Duration `toml:"commit" unit:"s" doc:"COMMIT: InnoDB commit mini-transaction, lock release, reply"`
+	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
+	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
+	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
+}
+
+// DefaultConfig returns the engine used to reproduce the MariaDB 12.3
+// binlog study; every value is documented in docs/model-engine.md.
+func DefaultConfig() Config {
+	us := func(n float64) sim.Duration { return sim.Duration(n * float64(time.Microsecond)) }
+	return Config{
+		BinlogStorageEngine: "innodb",
+		SyncBinlog:          0,
+		FlushLogAtTrxCommit: 1,
+		BufferPool: BufferPoolConfig{
+			Size: 8 * sim.GiB,
+			Warm: true,
+		},
+		Layout: LayoutConfig{
+			RowsPerPage:      72,
+			SecondaryPerPage: 1000,
+			RollbackSegments: 128,
+		},
+		Redo: RedoConfig{
+			LogFileSize:    4 * sim.GiB,
+			LogBufferSize:  16 * sim.MiB,
+			BlockSize:      4 * sim.KiB,
+			FileBuffering:  "auto",
+			FlushTimeout:   sim.Duration(time.Second),
+			UpdateIndex:    400,
+			UpdateNonIndex: 600,
+			Delete:         350,
+			Insert:         900,
+			Commit:         150,
+			Prepare:        200,
+			Purge:          700,
+			BinlogExtra:    950,
+		},
+		Flushing: FlushingConfig{
+			IOCapacity:          200,
+			IOCapacityMax:       2000,
+			AdaptiveFlushingLWM: 10,
+			MaxDirtyPagesPct:    90,
+			FlushingAvgLoops:    30,
+			FlushSync:           true,
+			Doublewrite:         true,
+			DoublewriteBatch:    128,
+		},
+		Binlog: BinlogConfig{
+			MaxBinlogSize:     1 * sim.GiB,
+			OSDirtyExpire:     sim.Duration(30 * time.Second),
+			OSWritebackPeriod: sim.Duration(5 * time.Second),
+			FSCommitInterval:  sim.Duration(5 * time.Second),
+			IBBFlushBatch:     16,
+			CommitWaitCount:   0,
+			CommitWaitUsec:    sim.Duration(100 * time.Millisecond),
+		},
+		CPU: CPUConfig{
+			Begin:           us(15),
+			UpdateIndex:     us(95),
+			UpdateNonIndex:  us(90),
+			Delete:          us(80),
+			Insert:          us(100),
+			Commit:          us(50),
+			Prepare:         us(25),
+			BinlogFileKiB:   us(8),
+			BinlogInnoDBKiB: us(4),
+		},
+	}
+}
+
+// Binlog storage modes.
+const (
+	BinlogOff    = "off"
+	BinlogFile   = "file"
+	BinlogInnoDB = "innodb"
+)
+
+// Buffered reports whether the redo log goes through the page cache.
+func (r RedoConfig) Buffered(flushAtCommit int) bool {
+	switch r.FileBuffering {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return flushAtCommit == 0 || flushAtCommit == 2
+}
+
+// Capacity returns the redo capacity, the sync point (max_checkpoint_age)
+// and the async point (max_modified_age_async) as MariaDB's
+// log_t::set_capacity computes them.
+func (r RedoConfig) Capacity() (capacity, syncPoint, asyncPoint uint64) {
+	c := float64(int64(r.LogFileSize)-12288) * 0.9
+	m := (c - 48*PageSize) * 0.9
+	return uint64(c), uint64(m), uint64(m - m/8)
+}
+
+// Validate checks every field; each message names the toml key and its
+// allowed range.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	switch c.BinlogStorageEngine {
+	case BinlogOff, BinlogFile, BinlogInnoDB:
+	default:
+		bad("binlog_storage_engine: must be one of off, file, innodb, got %q", c.BinlogStorageEngine)
+	}
+	if c.SyncBinlog < 0 || c.SyncBinlog > 1_000_000 {
+		bad("sync_binlog: must be in [0, 1000000], got %d", c.SyncBinlog)
+	}
+	if c.FlushLogAtTrxCommit < 0 || c.FlushLogAtTrxCommit > 3 {
+		bad("innodb_flush_log_at_trx_commit: must be 0, 1, 2 or 3, got %d", c.FlushLogAtTrxCommit)
+	}
+	if c.BufferPool.Size < 64*sim.MiB || c.BufferPool.Size > 64*sim.TiB {
+		bad("buffer_pool.size: must be in [64MiB, 64TiB], got %v", c.BufferPool.Size)
+	}
+	if c.Layout.RowsPerPage < 1 || c.Layout.RowsPerPage > 8192 {
+		bad("layout.rows_per_page: must be in [1, 8192], got %d", c.Layout.RowsPerPage)
+	}
+	if c.Layout.SecondaryPerPage < 1 || c.Layout.SecondaryPerPage > 8192 {
+		bad("layout.secondary_entries_per_page: must be in [1, 8192], got %d", c.Layout.SecondaryPerPage)
+	}
+	if c.Layout.RollbackSegments < 1 || c.Layout.RollbackSegments > 128 {
+		bad("layout.rollback_segments: must be in [1, 128], got %d", c.Layout.RollbackSegments)
+	}
+	r := c.Redo
+	if r.LogFileSize < 4*sim.MiB || r.LogFileSize > 512*sim.GiB {
+		bad("redo.log_file_size: must be in [4MiB, 512GiB], got %v", r.LogFileSize)
+	}
+	if r.LogBufferSize < 2*sim.MiB || r.LogBufferSize > 4*sim.GiB {
+		bad("redo.log_buffer_size: must be in [2MiB, 4GiB], got %v", r.LogBufferSize)
+	}
+	if r.BlockSize < 512 || r.BlockSize > 64*sim.KiB || r.BlockSize&(r.BlockSize-1) != 0 {
+		bad("redo.block_size: must be a power of two in [512B, 64KiB], got %v", r.BlockSize)
+	}
+	switch r.FileBuffering {
+	case "auto", "on", "off":
+	default:
+		bad("redo.log_file_buffering: must be auto, on or off, got %q", r.FileBuffering)
+	}
+	if r.FlushTimeout < sim.Duration(time.Millisecond) || r.FlushTimeout > sim.Duration(time.Hour) {
+		bad("redo.flush_log_at_timeout: must be in [1ms, 1h], got %v", r.FlushTimeout)
+	}
+	for _, x := range []struct {
+		k string
+		v sim.Bytes
+	}{{"bytes_update_index", r.UpdateIndex}, {"bytes_update_non_index", r.UpdateNonIndex}, {"bytes_delete", r.Delete},
+		{"bytes_insert", r.Insert}, {"bytes_commit", r.Commit}, {"bytes_prepare", r.Prepare}, {"bytes_purge", r.Purge},
+		{"binlog_redo_extra", r.BinlogExtra}} {
+		if x.v < 0 || x.v > 1*sim.MiB {
+			bad("redo.%s: must be in [0, 1MiB], got %v", x.k, x.v)
+		}
+	}
+	if r.Commit < 1 {
+		bad("redo.bytes_commit: must be >= 1B (a commit always writes redo), got %v", r.Commit)
+	}
+	if r.LogFileSize >= 4*sim.MiB {
+		capa, sync, _ := r.Capacity()
+		if c.Redo.LogBufferSize > 0 && uint64(c.Redo.LogBufferSize) > capa/2 {
+			bad("redo.log_buffer_size: must be at most half the redo capacity (%v), got %v", sim.Bytes(capa/2), c.Redo.LogBufferSize)
+		}
+		if sync < 4*PageSize {
+			bad("redo.log_file_size: too small for a sync point, got %v", r.LogFileSize)
+		}
+	}
+	f := c.Flushing
+	if f.IOCapacity < 100 || f.IOCapacity > 1<<30 {
+		bad("flushing.io_capacity: must be in [100, %d], got %d", 1<<30, f.IOCapacity)
+	}
+	if f.IOCapacityMax < f.IOCapacity || f.IOCapacityMax > 1<<30 {
+		bad("flushing.io_capacity_max: must be in [io_capacity=%d, %d], got %d", f.IOCapacity, 1<<30, f.IOCapacityMax)
+	}
+	if !(f.AdaptiveFlushingLWM >= 0 && f.AdaptiveFlushingLWM <= 70) {
+		bad("flushing.adaptive_flushing_lwm: must be in [0, 70], got %v", f.AdaptiveFlushingLWM)
+	}
+	if !(f.MaxDirtyPagesPct >= 0 && f.MaxDirtyPagesPct <= 99.999) {
+		bad("flushing.max_dirty_pages_pct: must be in [0, 99.999], got %v", f.MaxDirtyPagesPct)
+	}
+	if f.FlushingAvgLoops < 1 || f.FlushingAvgLoops > 1000 {
+		bad("flushing.flushing_avg_loops: must be in [1, 1000], got %d", f.FlushingAvgLoops)
+	}
+	if f.DoublewriteBatch < 1 || f.DoublewriteBatch > 1024 {
+		bad("flushing.doublewrite_batch: must be in [1, 1024], got %d", f.DoublewriteBatch)
+	}
+	b := c.Binlog
+	if b.MaxBinlogSize < 64*sim.KiB || b.MaxBinlogSize > 1*sim.TiB {
+		bad("binlog.max_binlog_size: must be in [64KiB, 1TiB], got %v", b.MaxBinlogSize)
+	}
+	if b.OSDirtyExpire < 0 || b.OSDirtyExpire > sim.Duration(24*time.Hour) {
+		bad("binlog.os_dirty_expire: must be in [0, 24h], got %v", b.OSDirtyExpire)
+	}
+	if b.OSWritebackPeriod < sim.Duration(10*time.Millisecond) || b.OSWritebackPeriod > sim.Duration(time.Hour) {
+		bad("binlog.os_writeback_interval: must be in [10ms, 1h], got %v", b.OSWritebackPeriod)
+	}
+	if b.FSCommitInterval < sim.Duration(10*time.Millisecond) || b.FSCommitInterval > sim.Duration(time.Hour) {
+		bad("binlog.fs_commit_interval: must be in [10ms, 1h], got %v", b.FSCommitInterval)
+	}
+	if b.IBBFlushBatch < 1 || b.IBBFlushBatch > 65536 {
+		bad("binlog.ibb_flush_batch: must be in [1, 65536], got %d", b.IBBFlushBatch)
+	}
+	if b.CommitWaitCount < 0 || b.CommitWaitCount > 1_000_000 {
+		bad("binlog.binlog_commit_wait_count: must be in [0, 1000000], got %d", b.CommitWaitCount)
+	}
+	if b.CommitWaitUsec < 0 || b.CommitWaitUsec > sim.Duration(time.Second) {
+		bad("binlog.binlog_commit_wait_usec: must be in [0, 1s], got %v", b.CommitWaitUsec)
+	}
+	p := c.CPU
+	for _, x := range []struct {
+		k string
+		v sim.Duration
+	}{{"begin", p.Begin}, {"update_index", p.UpdateIndex}, {"update_non_index", p.UpdateNonIndex}, {"delete", p.Delete},
+		{"insert", p.Insert}, {"commit", p.Commit}, {"prepare", p.Prepare}, {"binlog_file_per_kib", p.BinlogFileKiB},
+		{"binlog_innodb_per_kib", p.BinlogInnoDBKiB}} {
+		if x.v < 0 || x.v > sim.Duration(time.Second) {
+			bad("cpu.%s: must be in [0, 1s], got %v", x.k, x.v)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// BinlogMode describes the commit protocol in words, for reports.
+func (c Config) BinlogMode() string {
+	switch c.BinlogStorageEngine {
+	case BinlogFile:
+		return fmt.Sprintf("file binlog, sync_binlog=%d, trx_commit=%d", c.SyncBinlog, c.FlushLogAtTrxCommit)
+	case BinlogInnoDB:
+		return fmt.Sprintf("innodb binlog, trx_commit=%d", c.FlushLogAtTrxCommit)
+	}
+	return fmt.Sprintf("no binlog, trx_commit=%d", c.FlushLogAtTrxCommit)
+}
+
+var _ = strings.Join

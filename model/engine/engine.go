@@ -1,0 +1,583 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/workload"
+	"simrun/sim"
+	"simrun/sim/stats"
+)
+
+// Sources are the volume accounting tags the engine writes under.
+type Sources struct {
+	Redo, PageFlush, Doublewrite, PageRead disk.Source
+}
+
+// CheckpointHook lets another component (the InnoDB-stored binlog) hold
+// back and take part in checkpoints: its unwritten pages carry redo that
+// a checkpoint must not discard.
+type CheckpointHook interface {
+	// OldestLSN returns the smallest LSN of data it holds that is not yet
+	// written to its file, or 0 if none.
+	OldestLSN() uint64
+	// Checkpoint writes what it must before a checkpoint at lsn (the
+	// partial last page) and calls done when written.
+	Checkpoint(lsn uint64, done func())
+	// Files returns the files a checkpoint must fdatasync.
+	Files() []*disk.File
+}
+
+// Engine is InnoDB as the sysbench workload sees it: the tables' pages in
+// a buffer pool, the redo log, the page cleaner with the doublewrite
+// buffer, checkpoints and the stalls of log_free_check.
+type Engine struct {
+	env *sim.Env
+	cfg Config
+	vol *disk.Volume
+	src Sources
+
+	BP   *BufferPool
+	Redo *Redo
+	cl   *cleaner
+
+	tables, clustered, secondary, perTable int
+	rsegBase                               int32
+	rsegNext                               int
+	files                                  []*disk.File // per table
+	undo, sys                              *disk.File
+	written                                []bool // file written since the last checkpoint
+	rng                                    *sim.Stream
+
+	stmtRedo [workload.NumStmtKinds]uint64
+	stmtCPU  [workload.NumStmtKinds]time.Duration
+
+	hook CheckpointHook
+
+	// log_free_check stalls
+	stalled      []stallWaiter
+	furious      uint64 // buf_flush_sync_lsn
+	async        uint64 // buf_flush_async_lsn
+	stallRecheck func(any)
+
+	// eviction writes in flight (oldest LSN each) hold back checkpoints
+	lruInflight []uint64
+	readCB      func(any)
+	evictCB     func(any)
+
+	// statistics
+	Overruns      int64 // mini-transactions that found the checkpoint age above capacity (must stay 0)
+	Stalls        int64
+	PagesFlushed  int64 // pages written by the page cleaner
+	LRUWrites     int64
+	PageReads     int64
+	Checkpoints   int64
+	FlushAheadOn  int64           // cleaner iterations in flush-ahead
+	FuriousOn     int64           // cleaner iterations in furious flushing
+	ageHist       stats.Histogram // checkpoint age samples, bytes
+	dirtyHist     stats.Histogram // dirty page samples
+	ageMax        uint64
+	sampleCB      func(any)
+	samplePeriod  time.Duration
+	flushedSeries *stats.Series
+}
+
+type stallWaiter struct {
+	tl  *Timeline
+	fn  func(any)
+	arg any
+}
+
+// New builds the engine for sysbench tables on vol. sources tags its I/O.
+func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources) (*Engine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := wl.Validate(); err != nil {
+		return nil, err
+	}
+	e := &Engine{env: env, cfg: cfg, vol: vol, src: src, rng: env.Stream("engine/secondary")}
+	e.tables = wl.Tables
+	e.clustered = int((wl.TableSize + int64(cfg.Layout.RowsPerPage) - 1) / int64(cfg.Layout.RowsPerPage))
+	e.secondary = int((wl.TableSize + int64(cfg.Layout.SecondaryPerPage) - 1) / int64(cfg.Layout.SecondaryPerPage))
+	e.perTable = e.clustered + e.secondary
+	npages := e.tables*e.perTable + cfg.Layout.RollbackSegments
+	if npages > 1<<30 {
+		return nil, fmt.Errorf("workload: %d tables x %d rows need %d pages; at most %d are modelled", wl.Tables, wl.TableSize, npages, 1<<30)
+	}
+	e.rsegBase = int32(e.tables * e.perTable)
+	frames := int(int64(cfg.BufferPool.Size) / PageSize)
+	e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
+	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(cfg.FlushLogAtTrxCommit), vol, src.Redo)
+	e.files = make([]*disk.File, e.tables)
+	for t := range e.files {
+		e.files[t] = vol.OpenFile(fmt.Sprintf("sbtest%d.ibd", t+1), true)
+	}
+	e.undo = vol.OpenFile("undo001", true)
+	e.sys = vol.OpenFile("ibdata1", true)
+	e.written = make([]bool, e.tables+2)
+	r := cfg.Redo
+	e.stmtRedo = [workload.NumStmtKinds]uint64{uint64(r.UpdateIndex), uint64(r.UpdateNonIndex), uint64(r.Delete), uint64(r.Insert)}
+	c := cfg.CPU
+	e.stmtCPU = [workload.NumStmtKinds]time.Duration{c.UpdateIndex.D(), c.UpdateNonIndex.D(), c.Delete.D(), c.Insert.D()}
+	e.stallRecheck = e.onStallRecheck
+	e.readCB = e.onRead
+	e.evictCB = e.onEvictWritten
+	e.cl = newCleaner(e)
+	e.samplePeriod = 100 * time.Millisecond
+	e.sampleCB = e.onSample
+	e.flushedSeries = stats.NewSeries(time.Second, 3600)
+	return e, nil
+}
+
+// Start starts the background threads: the page cleaner, the once-per-second
+// log flush, and the statistics sampler.
+func (e *Engine) Start() {
+	e.cl.start()
+	e.env.After(e.cfg.Redo.FlushTimeout.D(), e.backgroundFlush)
+	e.env.AfterArg(e.samplePeriod, e.sampleCB, nil)
+}
+
+// Config returns the configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// SetCheckpointHook registers the component whose pages take part in
+// checkpoints.
+func (e *Engine) SetCheckpointHook(h CheckpointHook) { e.hook = h }
+
+// backgroundFlush is srv_master_callback's once-per-second
+// log_buffer_flush_to_disk: write and sync the log whatever the setting.
+func (e *Engine) backgroundFlush() {
+	e.Redo.Request(e.Redo.lsn, true, nil, nil, nil)
+	e.env.After(e.cfg.Redo.FlushTimeout.D(), e.backgroundFlush)
+}
+
+// StmtCPU returns the server CPU of a statement kind.
+func (e *Engine) StmtCPU(k workload.StmtKind) time.Duration { return e.stmtCPU[k] }
+
+// PlanPages appends the pages the transaction's statements modify to dst:
+// each statement's clustered leaf (row id / rows_per_page) and, for the
+// statements that change index k, a leaf of k. A row's k comes from the
+// same sysbench distribution as ids, independently of its id, and the
+// index holds entries with that distribution, so the leaf holding a given
+// entry is uniform over the index's leaves (docs/model-engine.md).
+// UPDATE k=k+1 touches one k leaf (delete-mark and insert side by side);
+// DELETE delete-marks the old entry and the INSERT adds one with a new k,
+// each on a uniform leaf.
+func (e *Engine) PlanPages(tx *workload.Tx, dst []int32) []int32 {
+	rpp := int64(e.cfg.Layout.RowsPerPage)
+	for _, s := range tx.Stmts {
+		base := int32(int(s.Table) * e.perTable)
+		dst = append(dst, base+int32((s.Row-1)/rpp))
+		switch s.Kind {
+		case workload.UpdateIndex, workload.Delete, workload.Insert:
+			dst = append(dst, base+int32(e.clustered)+int32(e.rng.IntN(e.secondary)))
+		}
+	}
+	return dst
+}
+
+// Resident reports whether all pages are in the buffer pool. If not, it
+// reads the missing ones one after another (each a synchronous 16 KiB
+// random read, evicting a page first when no frame is free) and calls
+// fn(arg) when all are resident, charging the time to page reads.
+func (e *Engine) Resident(pages []int32, tl *Timeline, fn func(any), arg any) bool {
+	for _, p := range pages {
+		if !e.BP.IsResident(p) {
+			rd := e.newRead(pages, tl, fn, arg)
+			e.readNext(rd)
+			return false
+		}
+	}
+	return true
+}
+
+type pageRead struct {
+	pages []int32
+	i     int
+	tl    *Timeline
+	fn    func(any)
+	arg   any
+	page  int32
+}
+
+func (e *Engine) newRead(pages []int32, tl *Timeline, fn func(any), arg any) *pageRead {
+	return &pageRead{pages: pages, tl: tl, fn: fn, arg: arg}
+}
+
+func (e *Engine) readNext(rd *pageRead) {
+	for rd.i < len(rd.pages) && e.BP.IsResident(rd.pages[rd.i]) {
+		rd.i++
+	}
+	if rd.i == len(rd.pages) {
+		if rd.tl != nil {
+			rd.tl.Mark(e.env.Now(), CatPageRead)
+		}
+		rd.fn(rd.arg)
+		return
+	}
+	rd.page = rd.pages[rd.i]
+	if !e.BP.HasFree() {
+		v, dirty, ok := e.BP.Victim(1024)
+		if ok && dirty {
+			// No clean victim nearby: write the dirty one first (an LRU
+			// flush the reading thread waits for).
+			l := e.BP.Clean(v)
+			e.lruInflight = append(e.lruInflight, l)
+			e.LRUWrites++
+			f, off := e.pageFile(v)
+			bytes := int64(PageSize)
+			if e.cfg.Flushing.Doublewrite {
+				e.sys.WriteAt(e.dblwrOffset(0), PageSize, e.src.Doublewrite, nil, nil)
+			}
+			e.markWritten(v)
+			rd.page = v
+			f.WriteAt(off, bytes, e.src.PageFlush, e.evictCB, rd)
+			return
+		}
+		if ok {
+			e.BP.Evict(v)
+		}
+	}
+	e.issueRead(rd)
+}
+
+func (e *Engine) onEvictWritten(a any) {
+	rd := a.(*pageRead)
+	// drop one in-flight entry (any: they only bound the checkpoint)
+	if n := len(e.lruInflight); n > 0 {
+		e.lruInflight = e.lruInflight[:n-1]
+	}
+	if !e.BP.IsDirty(rd.page) {
+		e.BP.Evict(rd.page)
+	}
+	rd.page = rd.pages[rd.i]
+	if !e.BP.HasFree() {
+		e.readNext(rd)
+		return
+	}
+	e.issueRead(rd)
+}
+
+func (e *Engine) issueRead(rd *pageRead) {
+	f, off := e.pageFile(rd.page)
+	e.PageReads++
+	f.ReadAt(off, PageSize, e.src.PageRead, e.readCB, rd)
+}
+
+func (e *Engine) onRead(a any) {
+	rd := a.(*pageRead)
+	if !e.BP.IsResident(rd.page) {
+		if !e.BP.HasFree() {
+			if v, dirty, ok := e.BP.Victim(1 << 20); ok && !dirty {
+				e.BP.Evict(v)
+			}
+		}
+		if e.BP.HasFree() {
+			e.BP.Load(rd.page)
+		}
+	}
+	rd.i++
+	e.readNext(rd)
+}
+
+// pageFile returns the file and offset of page p.
+func (e *Engine) pageFile(p int32) (*disk.File, int64) {
+	if p >= e.rsegBase {
+		return e.undo, int64(p-e.rsegBase) * PageSize
+	}
+	t := int(p) / e.perTable
+	return e.files[t], int64(int(p)-t*e.perTable) * PageSize
+}
+
+func (e *Engine) markWritten(p int32) {
+	if p >= e.rsegBase {
+		e.written[e.tables] = true
+		return
+	}
+	e.written[int(p)/e.perTable] = true
+}
+
+func (e *Engine) dblwrOffset(slot int) int64 {
+	// The doublewrite area: two extents of 64 pages in the system
+	// tablespace (pages 64..191 of ibdata1).
+	return int64(64+slot*64) * PageSize
+}
+
+// FreeCheck is log_free_check at the start of a statement: if the
+// checkpoint age exceeds the sync point (max_checkpoint_age), the thread
+// waits until a checkpoint brings it back below, sleeping 10 ms between
+// checks as log_checkpoint_margin does. It returns true if the thread may
+// go on at once; otherwise fn(arg) runs when it may, with the wait charged
+// to checkpoint stall.
+func (e *Engine) FreeCheck(tl *Timeline, fn func(any), arg any) bool {
+	r := e.Redo
+	if r.lsn-r.checkpoint <= r.syncPoint {
+		return true
+	}
+	e.Stalls++
+	e.stalled = append(e.stalled, stallWaiter{tl, fn, arg})
+	target := min(r.checkpoint+r.syncPoint, r.checkpoint+1<<20)
+	e.requestFurious(target)
+	return false
+}
+
+func (e *Engine) requestFurious(lsn uint64) {
+	if !e.cfg.Flushing.FlushSync {
+		// Without innodb_flush_sync the cleaner flushes ahead at
+		// io_capacity_max instead.
+		e.requestAsync(lsn)
+		return
+	}
+	if lsn > e.furious {
+		e.furious = lsn
+		e.cl.wake()
+	}
+}
+
+func (e *Engine) requestAsync(lsn uint64) {
+	if lsn > e.async {
+		e.async = lsn
+		e.cl.wake()
+	}
+}
+
+// checkpointed runs after a checkpoint: stalled threads re-check after
+// their 10 ms sleep.
+func (e *Engine) checkpointed() {
+	if len(e.stalled) == 0 {
+		return
+	}
+	for i := range e.stalled {
+		w := e.stalled[i]
+		e.stalled[i] = stallWaiter{}
+		e.env.AfterArg(10*time.Millisecond, e.stallRecheck, &stallWaiter{w.tl, w.fn, w.arg})
+	}
+	e.stalled = e.stalled[:0]
+}
+
+func (e *Engine) onStallRecheck(a any) {
+	w := a.(*stallWaiter)
+	r := e.Redo
+	if r.lsn-r.checkpoint > r.syncPoint {
+		e.stalled = append(e.stalled, *w)
+		e.requestFurious(min(r.checkpoint+r.syncPoint, r.checkpoint+1<<20))
+		return
+	}
+	if w.tl != nil {
+		w.tl.Mark(e.env.Now(), CatCheckpointStall)
+	}
+	w.fn(w.arg)
+}
+
+// mtrCommit appends n bytes of redo (one mini-transaction) and applies
+// log_close's checks: past the async point the page cleaner is asked to
+// flush ahead, past the sync point to flush furiously.
+func (e *Engine) mtrCommit(n uint64) uint64 {
+	r := e.Redo
+	lsn := r.append(n)
+	age := lsn - r.checkpoint
+	if age > r.capacity {
+		// The head of the log would overwrite its tail: log_free_check
+		// must have prevented this.
+		e.Overruns++
+	}
+	if age > r.asyncPoint {
+		if age > r.syncPoint {
+			e.requestFurious(lsn)
+		} else {
+			e.requestAsync(lsn)
+		}
+	}
+	return lsn
+}
+
+// ApplyBody executes the statements of tx on resident pages: their redo
+// (and the purge redo the transaction will cause) is appended and their
+// pages are dirtied at the resulting LSN. pages is what PlanPages returned.
+func (e *Engine) ApplyBody(tx *workload.Tx, pages []int32) uint64 {
+	var n uint64
+	for _, s := range tx.Stmts {
+		n += e.stmtRedo[s.Kind]
+	}
+	n += uint64(e.cfg.Redo.Purge)
+	lsn := e.mtrCommit(n)
+	for _, p := range pages {
+		if !e.BP.Touch(p, lsn) {
+			// Evicted between the read and now (a tiny pool): treat as a
+			// hit on a re-read page.
+			if !e.BP.HasFree() {
+				if v, dirty, ok := e.BP.Victim(1 << 20); ok && !dirty {
+					e.BP.Evict(v)
+				}
+			}
+			if e.BP.HasFree() {
+				e.BP.Load(p)
+				e.BP.Touch(p, lsn)
+			}
+		}
+	}
+	return lsn
+}
+
+// PrepareMTR writes the XA prepare record of two-phase commit and returns
+// its end LSN.
+func (e *Engine) PrepareMTR() uint64 { return e.mtrCommit(uint64(e.cfg.Redo.Prepare)) }
+
+// CommitMTR writes the commit mini-transaction, with extra bytes of redo
+// carried in it (binlog records of an InnoDB-stored binlog), updates a
+// rollback segment header page, and returns the end LSN.
+func (e *Engine) CommitMTR(extra uint64) uint64 {
+	lsn := e.mtrCommit(uint64(e.cfg.Redo.Commit) + extra)
+	p := e.rsegBase + int32(e.rsegNext)
+	e.rsegNext++
+	if e.rsegNext == e.cfg.Layout.RollbackSegments {
+		e.rsegNext = 0
+	}
+	if !e.BP.Touch(p, lsn) {
+		if !e.BP.HasFree() {
+			if v, dirty, ok := e.BP.Victim(1 << 20); ok && !dirty {
+				e.BP.Evict(v)
+			}
+		}
+		if e.BP.HasFree() {
+			e.BP.Load(p)
+			e.BP.Touch(p, lsn)
+		}
+	}
+	return lsn
+}
+
+// AppendRedo appends n bytes of redo in their own mini-transaction (an
+// out-of-band binlog chunk) and returns the end LSN.
+func (e *Engine) AppendRedo(n uint64) uint64 { return e.mtrCommit(n) }
+
+// LogBufferFull reports whether the unwritten log exceeds the log buffer,
+// so that a writer must wait for a log write (Innodb_log_waits).
+func (e *Engine) LogBufferFull() bool { return e.Redo.bufferFull() }
+
+// oldestForCheckpoint is the LSN a checkpoint may move to now.
+func (e *Engine) oldestForCheckpoint() uint64 {
+	t := e.BP.OldestLSN()
+	if t == 0 {
+		t = e.Redo.lsn
+	}
+	for _, l := range e.lruInflight {
+		t = min(t, l)
+	}
+	if e.hook != nil {
+		if h := e.hook.OldestLSN(); h != 0 {
+			t = min(t, h)
+		}
+	}
+	return t
+}
+
+func (e *Engine) onSample(any) {
+	r := e.Redo
+	age := r.lsn - r.checkpoint
+	e.ageHist.Record(int64(age))
+	e.ageMax = max(e.ageMax, age)
+	e.dirtyHist.Record(int64(e.BP.dirty))
+	e.env.AfterArg(e.samplePeriod, e.sampleCB, nil)
+}
+
+// ResetStats starts the measured window.
+func (e *Engine) ResetStats() {
+	e.Stalls, e.PagesFlushed, e.LRUWrites, e.PageReads, e.Checkpoints = 0, 0, 0, 0, 0
+	e.FlushAheadOn, e.FuriousOn = 0, 0
+	e.ageHist.Reset()
+	e.dirtyHist.Reset()
+	e.ageMax = e.Redo.lsn - e.Redo.checkpoint
+	e.BP.Hits, e.BP.Misses = 0, 0
+	e.Redo.resetStats()
+	e.flushedSeries = stats.NewSeries(time.Second, 3600)
+	e.cl.resetAt = e.env.Now()
+}
+
+// Stats is the engine's report for the measured window.
+type Stats struct {
+	CheckpointAge    stats.HistogramSummary // bytes, sampled every 100 ms
+	CheckpointAgeMax uint64
+	DirtyPages       stats.HistogramSummary
+	Stalls           int64
+	PagesFlushed     int64
+	LRUWrites        int64
+	PageReads        int64
+	Checkpoints      int64
+	FlushAheadIters  int64
+	FuriousIters     int64
+	Hits, Misses     int64
+	BPFrames         int
+	DataPages        int
+	LSNBytes         uint64 // redo generated in the window
+	RedoDevBytes     int64
+	RedoSyncs        int64
+	RedoWrites       int64
+	RedoGroup        stats.HistogramSummary
+	Capacity         uint64
+	SyncPoint        uint64
+	AsyncPoint       uint64
+}
+
+// Stats returns the statistics of the measured window.
+func (e *Engine) Stats() Stats {
+	r := e.Redo
+	c, s, a := r.Points()
+	return Stats{
+		CheckpointAge:    e.ageHist.Summary(),
+		CheckpointAgeMax: e.ageMax,
+		DirtyPages:       e.dirtyHist.Summary(),
+		Stalls:           e.Stalls,
+		PagesFlushed:     e.PagesFlushed,
+		LRUWrites:        e.LRUWrites,
+		PageReads:        e.PageReads,
+		Checkpoints:      e.Checkpoints,
+		FlushAheadIters:  e.FlushAheadOn,
+		FuriousIters:     e.FuriousOn,
+		Hits:             e.BP.Hits,
+		Misses:           e.BP.Misses,
+		BPFrames:         e.BP.frames,
+		DataPages:        e.BP.npages,
+		LSNBytes:         r.lsn - r.startLSN,
+		RedoDevBytes:     r.DevBytes,
+		RedoSyncs:        r.Syncs,
+		RedoWrites:       r.Writes,
+		RedoGroup:        r.GroupSize.Summary(),
+		Capacity:         c,
+		SyncPoint:        s,
+		AsyncPoint:       a,
+	}
+}
+
+// Invariants checks the engine's invariants and returns a description of
+// the first one that fails, or "".
+func (e *Engine) Invariants() string {
+	r := e.Redo
+	if !(r.checkpoint <= r.flushed+r.block && r.flushed <= r.written && r.written <= r.lsn) {
+		return fmt.Sprintf("redo positions out of order: checkpoint %d flushed %d written %d lsn %d", r.checkpoint, r.flushed, r.written, r.lsn)
+	}
+	if r.lsn-r.checkpoint > r.capacity || e.Overruns > 0 {
+		return fmt.Sprintf("checkpoint age %d exceeds the redo capacity %d (%d overruns)", r.lsn-r.checkpoint, r.capacity, e.Overruns)
+	}
+	if e.BP.dirty < 0 || e.BP.resident > e.BP.frames {
+		return fmt.Sprintf("buffer pool counts broken: dirty %d resident %d frames %d", e.BP.dirty, e.BP.resident, e.BP.frames)
+	}
+	return ""
+}
+
+// FlushAll writes and syncs the whole log (the end of a run, for the
+// "written = generated" invariant) and calls done.
+func (e *Engine) FlushAll(done func(any)) bool {
+	return e.Redo.Request(e.Redo.lsn, true, nil, done, nil)
+}
+
+// RedoCovered returns the LSN range written by log writes since the start
+// (each byte once, block rewrites not counted) and the LSN generated.
+func (e *Engine) RedoCovered() (written, generated uint64) {
+	return e.Redo.coveredLSN, e.Redo.lsn
+}
+
+// Env returns the simulation.
+func (e *Engine) Env() *sim.Env { return e.env }

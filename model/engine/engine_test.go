@@ -1,0 +1,268 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/workload"
+	"simrun/sim"
+)
+
+func TestCapacityPoints(t *testing.T) {
+	// MariaDB log_t::set_capacity with the 96 MiB default: cap ≈ 90.6 MB,
+	// sync point ≈ 80.8 MB, async point ≈ 70.7 MB (mechanisms-notes §3.3).
+	r := DefaultConfig().Redo
+	r.LogFileSize = 96 * sim.MiB
+	c, s, a := r.Capacity()
+	for _, x := range []struct {
+		name      string
+		got, want float64
+	}{{"capacity", float64(c), 90.58e6}, {"sync", float64(s), 80.8e6}, {"async", float64(a), 70.7e6}} {
+		if d := (x.got - x.want) / x.want; d > 0.005 || d < -0.005 {
+			t.Errorf("%s = %.4g, want %.4g", x.name, x.got, x.want)
+		}
+	}
+}
+
+func TestBufferPoolFlushList(t *testing.T) {
+	b := NewBufferPool(10, 10, true)
+	for i, p := range []int32{3, 1, 3, 7, 1} {
+		b.Touch(p, uint64(10+i))
+	}
+	if b.Dirty() != 3 {
+		t.Fatalf("dirty = %d, want 3", b.Dirty())
+	}
+	if got := b.OldestLSN(); got != 10 {
+		t.Fatalf("oldest = %d, want 10 (page 3 first dirtied at 10)", got)
+	}
+	// Clean page 3 out of order (an eviction write): its entry goes stale.
+	b.Clean(3)
+	if got := b.OldestLSN(); got != 11 {
+		t.Fatalf("oldest after cleaning page 3 = %d, want 11", got)
+	}
+	b.Touch(3, 20) // dirty again, at the tail
+	pages, minLSN := b.TakeOldest(nil, 10, 14)
+	if len(pages) != 2 || pages[0] != 1 || pages[1] != 7 || minLSN != 11 {
+		t.Fatalf("TakeOldest below 14 = %v (min %d), want [1 7] (11)", pages, minLSN)
+	}
+	if got := b.CountBelow(100, 10); got != 1 {
+		t.Fatalf("CountBelow = %d, want 1", got)
+	}
+}
+
+func TestBufferPoolEviction(t *testing.T) {
+	b := NewBufferPool(100, 10, true)
+	if b.Resident() != 10 || b.HasFree() {
+		t.Fatalf("warm pool: resident %d", b.Resident())
+	}
+	for p := int32(0); p < 10; p++ {
+		b.Touch(p, 0)
+	}
+	b.Touch(0, 5)
+	v, dirty, ok := b.Victim(64)
+	if !ok || dirty || v == 0 {
+		t.Fatalf("victim = %d dirty=%v ok=%v, want a clean page other than 0", v, dirty, ok)
+	}
+	b.Evict(v)
+	b.Load(50)
+	if !b.IsResident(50) || b.IsResident(v) {
+		t.Fatal("load/evict did not swap residency")
+	}
+}
+
+func newTestEngine(t *testing.T, cfg Config) (*sim.Env, *Engine, *disk.Volume) {
+	t.Helper()
+	env := sim.New(1)
+	vol, err := disk.New(env, disk.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wl := workload.DefaultSysbench()
+	wl.TableSize = 10_000
+	src := Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
+		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
+	e, err := New(env, cfg, wl, vol, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, e, vol
+}
+
+// One flush round serves every waiter that queued while the previous one
+// ran: group commit.
+func TestRedoGroupCommit(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FlushLogAtTrxCommit = 1
+	env, e, _ := newTestEngine(t, cfg)
+	var done int
+	var tls [5]Timeline
+	cb := func(any) { done++ }
+	for i := range tls {
+		tls[i].Begin(env.Now())
+		lsn := e.CommitMTR(1000)
+		if e.Redo.Request(lsn, true, &tls[i], cb, nil) {
+			t.Fatal("request satisfied before any I/O")
+		}
+	}
+	env.RunUntil(sim.At(50 * time.Millisecond))
+	if done != 5 {
+		t.Fatalf("%d of 5 waiters released", done)
+	}
+	// Waiter 0 started the first round; 1-4 joined the second.
+	if e.Redo.Syncs != 2 {
+		t.Fatalf("syncs = %d, want 2 (one round in flight, one for the rest)", e.Redo.Syncs)
+	}
+	for i := range tls {
+		var sum int64
+		for _, v := range tls[i].Comp {
+			sum += v
+		}
+		if sum != int64(tls[i].Last-tls[i].Start) || sum == 0 {
+			t.Errorf("waiter %d: charged %d ns over a %d ns wait", i, sum, tls[i].Last-tls[i].Start)
+		}
+	}
+	if tls[1].Comp[CatGroupCommitWait] == 0 || tls[0].Comp[CatGroupCommitWait] != 0 {
+		t.Errorf("group wait: leader %d, follower %d", tls[0].Comp[CatGroupCommitWait], tls[1].Comp[CatGroupCommitWait])
+	}
+	if e.Redo.Flushed() != e.Redo.LSN() {
+		t.Errorf("flushed %d != lsn %d", e.Redo.Flushed(), e.Redo.LSN())
+	}
+}
+
+// An O_DIRECT log writes whole blocks and rewrites the partial last block:
+// device bytes exceed the LSN range by about a block per write.
+func TestRedoBlockRewrite(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FlushLogAtTrxCommit = 1
+	env, e, _ := newTestEngine(t, cfg)
+	for i := 0; i < 20; i++ {
+		lsn := e.CommitMTR(1000)
+		e.Redo.Request(lsn, true, nil, nil, nil)
+		env.RunUntil(env.Now().Add(20 * time.Millisecond))
+	}
+	if e.Redo.LSNWritten != 20*1000+uint64(cfg.Redo.Commit)*20 {
+		t.Fatalf("LSN written %d", e.Redo.LSNWritten)
+	}
+	var want int64
+	per := uint64(1000 + cfg.Redo.Commit)
+	for i := uint64(0); i < 20; i++ {
+		start, end := i*per/4096, ((i+1)*per+4095)/4096
+		want += int64(end-start) * 4096
+	}
+	if e.Redo.DevBytes != want {
+		t.Fatalf("device bytes %d, want %d: whole 4 KiB blocks, the partial last one written again", e.Redo.DevBytes, want)
+	}
+}
+
+// A buffered log (trx_commit 2) writes to the page cache at once; the
+// device sees the log only at the once-per-second sync.
+func TestRedoBuffered(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.FlushLogAtTrxCommit = 2
+	env, e, _ := newTestEngine(t, cfg)
+	e.Start()
+	lsn := e.CommitMTR(5000)
+	if !e.Redo.Request(lsn, false, nil, nil, nil) {
+		t.Fatal("a buffered write must complete at once")
+	}
+	env.RunUntil(sim.At(500 * time.Millisecond))
+	if e.Redo.DevBytes != 0 || e.Redo.Flushed() != 0 {
+		t.Fatalf("device bytes %d flushed %d before the background sync", e.Redo.DevBytes, e.Redo.Flushed())
+	}
+	env.RunUntil(sim.At(1100 * time.Millisecond))
+	if e.Redo.Flushed() != lsn {
+		t.Fatalf("flushed %d after the background sync, want %d", e.Redo.Flushed(), lsn)
+	}
+}
+
+// Past the sync point, log_free_check stalls until furious flushing and a
+// checkpoint bring the age back.
+func TestCheckpointStall(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Redo.LogFileSize = 8 * sim.MiB
+	cfg.Redo.LogBufferSize = 2 * sim.MiB
+	env, e, _ := newTestEngine(t, cfg)
+	e.Start()
+	_, syncPt, _ := e.Redo.Points()
+	wl := workload.DefaultSysbench()
+	g := workload.NewGenerator(wl, env.Stream("w"))
+	var tx workload.Tx
+	var pages []int32
+	for e.Redo.Age() <= syncPt {
+		g.Next(&tx)
+		tx.Stmts = tx.Stmts[:len(tx.Stmts)]
+		for i := range tx.Stmts {
+			tx.Stmts[i].Row = 1 + tx.Stmts[i].Row%10_000
+		}
+		pages = e.PlanPages(&tx, pages[:0])
+		e.ApplyBody(&tx, pages)
+		e.CommitMTR(0)
+	}
+	var tl Timeline
+	tl.Begin(env.Now())
+	resumed := false
+	if e.FreeCheck(&tl, func(any) { resumed = true }, nil) {
+		t.Fatal("FreeCheck passed beyond the sync point")
+	}
+	env.RunUntil(env.Now().Add(5 * time.Second))
+	if !resumed {
+		t.Fatal("stalled thread never resumed")
+	}
+	if tl.Comp[CatCheckpointStall] < int64(10*time.Millisecond) {
+		t.Errorf("stall charged %v, want at least the 10 ms sleep", time.Duration(tl.Comp[CatCheckpointStall]))
+	}
+	if msg := e.Invariants(); msg != "" {
+		t.Error(msg)
+	}
+	if e.FuriousOn == 0 {
+		t.Error("no furious flushing happened")
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default invalid: %v", err)
+	}
+	cases := []struct {
+		mutate func(*Config)
+		key    string
+	}{
+		{func(c *Config) { c.BinlogStorageEngine = "aria" }, "binlog_storage_engine"},
+		{func(c *Config) { c.FlushLogAtTrxCommit = 4 }, "innodb_flush_log_at_trx_commit"},
+		{func(c *Config) { c.SyncBinlog = -1 }, "sync_binlog"},
+		{func(c *Config) { c.BufferPool.Size = sim.MiB }, "buffer_pool.size"},
+		{func(c *Config) { c.Redo.LogFileSize = sim.MiB }, "redo.log_file_size"},
+		{func(c *Config) { c.Redo.BlockSize = 3000 }, "redo.block_size"},
+		{func(c *Config) { c.Redo.FileBuffering = "maybe" }, "redo.log_file_buffering"},
+		{func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"},
+		{func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"},
+		{func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"},
+		{func(c *Config) { c.Binlog.IBBFlushBatch = 0 }, "binlog.ibb_flush_batch"},
+		{func(c *Config) { c.Layout.RowsPerPage = 0 }, "layout.rows_per_page"},
+	}
+	for _, tc := range cases {
+		c := DefaultConfig()
+		tc.mutate(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.key+":") {
+			t.Errorf("want an error naming %s, got %v", tc.key, err)
+		}
+	}
+}
+
+func TestPctForLSN(t *testing.T) {
+	// af_get_pct_for_lsn: (max/cap) * f * sqrt(f) / 7.5 with
+	// f = age*100/async, zero below the low-water mark.
+	cfg := DefaultConfig()
+	_, e, _ := newTestEngine(t, cfg)
+	c := e.cl
+	_, _, async := e.Redo.Points()
+	if got := c.pctForLSN(async / 100); got != 0 {
+		t.Errorf("below lwm: %d, want 0", got)
+	}
+	if got := c.pctForLSN(async / 2); got != 471 { // 10*50*sqrt(50)/7.5 = 471.4
+		t.Errorf("half the async point: %d", got)
+	}
+}

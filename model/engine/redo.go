@@ -1,0 +1,361 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/sim"
+	"simrun/sim/stats"
+)
+
+// redoHeader is the size of ib_logfile0's header blocks (MariaDB >= 10.8:
+// the file header and two checkpoint blocks; log records start at 12288).
+const redoHeader = 12288
+
+// Redo is the InnoDB redo log: a fixed-size ring file, a log buffer, and
+// MariaDB's group commit of log writes (log_write_up_to with its
+// write_lock/flush_lock): one round at a time writes everything generated
+// so far and, if any waiter needs durability, fdatasyncs; requests that
+// arrive during a round are served together by the next one.
+//
+// Positions (LSNs, byte counts from the start of the run):
+//
+//	checkpoint <= flushed <= written <= lsn
+//
+// With an O_DIRECT log (log_file_buffering off) a round writes whole
+// device blocks: [floor(written), ceil(lsn)) rounded to block_size, so the
+// last partial block is written again by the next round. With a buffered
+// log a write is a copy into the page cache (no device I/O, no wait); the
+// fsync then writes the dirty pages since the last sync.
+type Redo struct {
+	env      *sim.Env
+	cfg      RedoConfig
+	vol      *disk.Volume
+	file     *disk.File
+	src      disk.Source
+	buffered bool
+	block    uint64
+	ring     uint64 // bytes of the ring after the header
+
+	lsn, written, flushed, checkpoint uint64
+
+	capacity, syncPoint, asyncPoint uint64
+
+	busy     bool
+	waiters  []redoWaiter
+	ready    []redoWaiter
+	target   uint64
+	doSync   bool
+	pending  int // device writes of the round still in flight
+	tStart   sim.Time
+	tWrite   sim.Time
+	dqWrite  time.Duration
+	idleAt   bool
+	wsize    int64
+	phases   Phases
+	writeCB  func(any)
+	syncCB   func(any)
+	ckptCB   func(any)
+	est      ioEstimator
+	ckptDone func()
+	ckptLSN  uint64
+	ckptN    int64
+
+	// onFlushed, if set, runs after every round that advanced the durable
+	// LSN (the InnoDB binlog's page writer waits for its redo this way).
+	onFlushed func()
+
+	// statistics (since ResetStats)
+	DevBytes    int64 // bytes written to the device by log writes
+	LSNWritten  uint64
+	Syncs       int64
+	Writes      int64
+	GroupSize   stats.Histogram // durable waiters per sync round (tx per group)
+	TotalDevB   int64           // whole run, for invariants
+	startLSN    uint64          // lsn at the last ResetStats
+	coveredLSN  uint64          // whole run: LSN range written exactly once
+	requestsTx  int
+	ResetAtTime sim.Time
+}
+
+type redoWaiter struct {
+	lsn     uint64
+	durable bool
+	tl      *Timeline
+	fn      func(any)
+	arg     any
+}
+
+// newRedo builds the redo log on vol.
+func newRedo(env *sim.Env, cfg RedoConfig, buffered bool, vol *disk.Volume, src disk.Source) *Redo {
+	r := &Redo{env: env, cfg: cfg, vol: vol, src: src, buffered: buffered}
+	r.file = vol.OpenFile("ib_logfile0", true)
+	r.block = uint64(cfg.BlockSize)
+	r.ring = uint64(cfg.LogFileSize) - redoHeader
+	r.capacity, r.syncPoint, r.asyncPoint = cfg.Capacity()
+	r.writeCB = r.onWrite
+	r.syncCB = r.onSync
+	r.ckptCB = r.onCheckpointSynced
+	r.est = newIOEstimator(vol)
+	return r
+}
+
+// LSN returns the current log sequence number (bytes generated).
+func (r *Redo) LSN() uint64 { return r.lsn }
+
+// Written returns the LSN up to which the log has been written (to the OS
+// or the device).
+func (r *Redo) Written() uint64 { return r.written }
+
+// Flushed returns the durable LSN.
+func (r *Redo) Flushed() uint64 { return r.flushed }
+
+// Checkpoint returns the last checkpoint LSN.
+func (r *Redo) Checkpoint() uint64 { return r.checkpoint }
+
+// Age returns the checkpoint age lsn - checkpoint.
+func (r *Redo) Age() uint64 { return r.lsn - r.checkpoint }
+
+// Points returns the capacity, the sync point and the async point.
+func (r *Redo) Points() (capacity, syncPoint, asyncPoint uint64) {
+	return r.capacity, r.syncPoint, r.asyncPoint
+}
+
+// Buffered reports whether the log goes through the page cache.
+func (r *Redo) Buffered() bool { return r.buffered }
+
+// append adds n bytes of log (one mini-transaction commit) and returns the
+// new end LSN.
+func (r *Redo) append(n uint64) uint64 {
+	r.lsn += n
+	if !r.buffered && r.lsn-r.written > uint64(r.cfg.LogBufferSize)/2 && !r.busy {
+		// log_t::append_prepare: more than half the buffer is unwritten.
+		r.Request(r.lsn, false, nil, nil, nil)
+	} else if r.buffered && r.lsn-r.written > uint64(r.cfg.LogBufferSize)/2 {
+		r.written = r.lsn // a copy into the page cache
+	}
+	return r.lsn
+}
+
+// bufferFull reports whether the unwritten log exceeds the log buffer.
+func (r *Redo) bufferFull() bool { return r.lsn-r.written > uint64(r.cfg.LogBufferSize) }
+
+// Request asks for the log to be written (durable = false) or written and
+// synced (durable = true) up to lsn. It returns true if that is already so
+// (fn is then not called); otherwise fn(arg) runs when it is, after tl (if
+// any) has been charged for the wait. Requests must come in non-decreasing
+// lsn order per kind; waiters are served in arrival order.
+func (r *Redo) Request(lsn uint64, durable bool, tl *Timeline, fn func(any), arg any) bool {
+	if lsn > r.lsn {
+		panic(fmt.Sprintf("engine: redo request for lsn %d beyond the end %d", lsn, r.lsn))
+	}
+	if durable && r.flushed >= lsn || !durable && r.written >= lsn {
+		return true
+	}
+	if !durable && r.buffered {
+		r.written = r.lsn
+		return true
+	}
+	r.waiters = append(r.waiters, redoWaiter{lsn, durable, tl, fn, arg})
+	if !r.busy {
+		r.startRound()
+	}
+	return false
+}
+
+func (r *Redo) startRound() {
+	now := r.env.Now()
+	r.busy = true
+	r.target = r.lsn
+	r.doSync = false
+	for i := range r.waiters {
+		if r.waiters[i].durable {
+			r.doSync = true
+			break
+		}
+	}
+	r.tStart, r.tWrite, r.dqWrite = now, now, 0
+	r.phases.Reset()
+	r.phases.Add(now, CatGroupCommitWait)
+	var from uint64
+	write := false
+	if r.buffered {
+		r.written = r.target
+		if r.doSync && r.target > r.flushed {
+			from, write = r.flushed, true
+		}
+	} else if r.target > r.written {
+		from, write = r.written, true
+	}
+	r.pending = 0
+	r.wsize = 0
+	r.idleAt = r.vol.Idle()
+	if write {
+		start := from / r.block * r.block
+		end := (r.target + r.block - 1) / r.block * r.block
+		r.LSNWritten += r.target - from
+		r.coveredLSN += r.target - from
+		for start < end {
+			off := start % r.ring
+			n := min(end-start, r.ring-off)
+			r.pending++
+			r.wsize += int64(n)
+			r.file.WriteAt(int64(redoHeader+off), int64(n), r.src, r.writeCB, nil)
+			start += n
+		}
+		r.DevBytes += r.wsize
+		r.TotalDevB += r.wsize
+		r.Writes++
+	}
+	if r.doSync {
+		r.file.Sync(r.syncCB, nil)
+		return
+	}
+	if r.pending == 0 {
+		r.finishRound()
+	}
+}
+
+func (r *Redo) onWrite(any) {
+	r.pending--
+	if r.pending > 0 {
+		return
+	}
+	now := r.env.Now()
+	r.tWrite = now
+	r.dqWrite = r.est.queueing(now.Sub(r.tStart), r.wsize, r.idleAt)
+	if !r.doSync {
+		r.finishRound()
+	}
+}
+
+func (r *Redo) onSync(any) {
+	r.Syncs++
+	r.finishRound()
+}
+
+func (r *Redo) finishRound() {
+	now := r.env.Now()
+	if r.target > r.written {
+		r.written = r.target
+	}
+	if r.pending == 0 && r.tWrite > r.tStart {
+		r.phases.Add(r.tStart.Add(r.dqWrite), CatDeviceQueue)
+		r.phases.Add(r.tWrite, CatRedoWrite)
+	}
+	if r.doSync {
+		r.flushed = r.target
+		r.phases.Add(now, CatRedoFsync)
+	} else {
+		r.phases.Add(now, CatRedoWrite)
+	}
+	// Collect the satisfied waiters, keep the rest in order.
+	ready := r.ready[:0]
+	r.ready = nil // owned by this call until the callbacks are done
+	keep := r.waiters[:0]
+	ntx := 0
+	for _, w := range r.waiters {
+		if w.durable && r.flushed >= w.lsn || !w.durable && r.written >= w.lsn {
+			ready = append(ready, w)
+			if w.tl != nil && w.durable {
+				ntx++
+			}
+		} else {
+			keep = append(keep, w)
+		}
+	}
+	clear(r.waiters[len(keep):])
+	r.waiters = keep
+	if r.doSync && ntx > 0 {
+		r.GroupSize.Record(int64(ntx))
+	}
+	r.busy = false
+	synced := r.doSync
+	ph := r.phases
+	if len(r.waiters) > 0 {
+		r.startRound()
+	}
+	if synced && r.onFlushed != nil {
+		r.onFlushed()
+	}
+	// Callbacks last: they may append and request again.
+	for i := range ready {
+		w := ready[i]
+		ready[i] = redoWaiter{}
+		if w.tl != nil {
+			w.tl.Charge(&ph)
+		}
+		if w.fn != nil {
+			w.fn(w.arg)
+		}
+	}
+	r.ready = ready[:0]
+}
+
+// writeCheckpoint makes lsn the checkpoint: it writes the checkpoint block
+// of ib_logfile0 and syncs it, then calls done.
+func (r *Redo) writeCheckpoint(lsn uint64, done func()) {
+	r.ckptDone = done
+	r.ckptLSN = lsn
+	r.file.WriteAt(int64(4096+(r.ckptN%2)*4096), 4096, r.src, nil, nil)
+	r.ckptN++
+	r.TotalDevB += 4096
+	r.file.Sync(r.ckptCB, nil)
+}
+
+func (r *Redo) onCheckpointSynced(any) {
+	if r.ckptLSN > r.checkpoint {
+		r.checkpoint = r.ckptLSN
+	}
+	d := r.ckptDone
+	r.ckptDone = nil
+	if d != nil {
+		d()
+	}
+}
+
+// SetOnFlushed registers fn to run after every round that made more of the
+// log durable.
+func (r *Redo) SetOnFlushed(fn func()) { r.onFlushed = fn }
+
+// resetStats starts the measured window.
+func (r *Redo) resetStats() {
+	r.DevBytes, r.LSNWritten, r.Syncs, r.Writes = 0, 0, 0, 0
+	r.GroupSize.Reset()
+	r.startLSN = r.lsn
+}
+
+// ioEstimator splits an I/O's observed latency into service and queueing:
+// the disk model serves a write in a base latency (mean of write_latency)
+// plus size/transfer_rate; whatever exceeds that, for an I/O submitted to
+// a busy volume, is charged as device queueing. It is an estimate: the
+// volume does not report per-request queue time.
+type ioEstimator struct {
+	meanWrite float64 // ns
+	rate      float64 // bytes per ns; 0 = no transfer term
+}
+
+func newIOEstimator(v *disk.Volume) ioEstimator {
+	c := v.Config()
+	e := ioEstimator{meanWrite: float64(c.WriteLatency.MeanDuration())}
+	if c.TransferRate > 0 {
+		e.rate = float64(c.TransferRate) / 1e9
+	}
+	return e
+}
+
+func (e ioEstimator) queueing(observed time.Duration, size int64, idleAtSubmit bool) time.Duration {
+	if idleAtSubmit {
+		return 0
+	}
+	svc := e.meanWrite
+	if e.rate > 0 {
+		svc += float64(size) / e.rate
+	}
+	q := float64(observed) - svc
+	if q <= 0 {
+		return 0
+	}
+	return time.Duration(q)
+}

@@ -1,0 +1,103 @@
+package engine
+
+import "simrun/sim"
+
+// Cat is a category of a transaction's time: where its latency went.
+type Cat uint8
+
+// Latency categories. Every nanosecond of a transaction, from sending BEGIN
+// to receiving the COMMIT acknowledgement, is charged to exactly one of
+// them, so the per-category means add up to the mean latency.
+const (
+	CatCPU             Cat = iota // on a CPU server (statement execution, client work)
+	CatCPUWait                    // runnable, waiting for a CPU server
+	CatClient                     // client/server round trips (non-CPU latency)
+	CatPageRead                   // buffer-pool misses: synchronous page reads (and the eviction writes they need)
+	CatCheckpointStall            // log_free_check: waiting for furious flushing to advance the checkpoint
+	CatLogBufferWait              // log buffer full: waiting for a log write
+	CatGroupCommitWait            // queued behind an earlier group (redo flush lock, binlog LOCK_log)
+	CatRedoWrite                  // own group's redo write on the device
+	CatRedoFsync                  // own group's redo fdatasync
+	CatBinlogWrite                // own group's binlog write (leader CPU copying the caches, device write)
+	CatBinlogFsync                // own group's binlog fdatasync (with the filesystem journal commit of a grown file)
+	CatDeviceQueue                // an I/O of the own group waiting in the volume queue behind other I/O
+	NumCats
+)
+
+var catNames = [...]string{
+	"cpu", "cpu_wait", "client_rtt", "page_read", "checkpoint_stall", "log_buffer_wait",
+	"group_commit_wait", "redo_write", "redo_fsync", "binlog_write", "binlog_fsync", "device_queue",
+}
+
+func (c Cat) String() string {
+	if int(c) < len(catNames) {
+		return catNames[c]
+	}
+	return "cat?"
+}
+
+// Timeline accumulates one transaction's time per category. Last is the
+// time up to which the transaction's time has been charged; Mark charges
+// the span since then.
+type Timeline struct {
+	Start sim.Time
+	Last  sim.Time
+	Comp  [NumCats]int64 // ns
+}
+
+// Begin starts a transaction at now.
+func (t *Timeline) Begin(now sim.Time) {
+	*t = Timeline{Start: now, Last: now}
+}
+
+// Mark charges [Last, now] to c. A now at or before Last charges nothing.
+func (t *Timeline) Mark(now sim.Time, c Cat) {
+	if now > t.Last {
+		t.Comp[c] += int64(now - t.Last)
+		t.Last = now
+	}
+}
+
+// MarkCPU charges a CPU job that ended now after service d: the service to
+// CPU and the rest since Last to CPU wait.
+func (t *Timeline) MarkCPU(now sim.Time, service int64) {
+	span := int64(now - t.Last)
+	if service > span {
+		service = span
+	}
+	t.Comp[CatCPU] += service
+	t.Comp[CatCPUWait] += span - service
+	t.Last = now
+}
+
+// Phase is one stretch of a shared operation (a group's flush): until End,
+// waiting members are charged to Cat.
+type Phase struct {
+	End sim.Time
+	Cat Cat
+}
+
+// Phases is the fixed-size timeline of a shared operation.
+type Phases struct {
+	P [8]Phase
+	N int
+}
+
+// Reset empties the list.
+func (p *Phases) Reset() { p.N = 0 }
+
+// Add appends a phase ending at end; phases must be added in time order.
+func (p *Phases) Add(end sim.Time, c Cat) {
+	if p.N == len(p.P) {
+		panic("engine: too many phases")
+	}
+	p.P[p.N] = Phase{end, c}
+	p.N++
+}
+
+// Charge charges a member's time up to each phase end to that phase.
+func (t *Timeline) Charge(p *Phases) {
+	for i := 0; i < p.N; i++ {
+		t.Mark(p.P[i].End, p.P[i].Cat)
+	}
+}

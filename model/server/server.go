@@ -1,0 +1,366 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"simrun/model/commit"
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/model/workload"
+	"simrun/sim"
+	"simrun/sim/stats"
+)
+
+// Sysbench is one database server (a machine's CPUs, a volume, a MariaDB
+// engine and its commit pipeline) driven by sysbench client threads.
+type Sysbench struct {
+	env  *sim.Env
+	cpu  *sim.Station
+	vol  *disk.Volume
+	eng  *engine.Engine
+	pipe *commit.Pipeline
+	wl   workload.Sysbench
+	gen  *workload.Generator
+	ev   commit.EventBytes
+
+	clients []*client
+	rttTx   time.Duration // non-CPU round-trip latency per transaction
+	cpuTx   [2]time.Duration
+
+	// statistics since ResetStats
+	since                    sim.Time
+	started                  int64
+	committed                int64
+	startedAll, committedAll int64
+	lat                      stats.Histogram
+	comp                     [engine.NumCats]int64
+	tps                      *stats.Series
+	maxRes                   int64 // largest uncharged remainder seen (should be 0)
+	stopping                 bool
+}
+
+type client struct {
+	s     *Sysbench
+	tx    workload.Tx
+	ctx   commit.Tx
+	pages []int32
+	cpu   time.Duration
+
+	freeCB, rttCB, cpuCB, residentCB, doneCB, startCB func(any)
+}
+
+// Sources registers the I/O accounting names on vol.
+func registerSources(vol *disk.Volume) (engine.Sources, commit.Sources) {
+	return engine.Sources{
+			Redo:        vol.RegisterSource("redo"),
+			PageFlush:   vol.RegisterSource("page_flush"),
+			Doublewrite: vol.RegisterSource("doublewrite"),
+			PageRead:    vol.RegisterSource("page_read"),
+		}, commit.Sources{
+			BinlogFile:  vol.RegisterSource("binlog_file"),
+			BinlogPages: vol.RegisterSource("binlog_pages"),
+		}
+}
+
+// NewSysbench wires a server with cores CPU servers (vCPUs; SMT threads
+// count as servers) on vol, configured by eng and wl.
+func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config) (*Sysbench, error) {
+	if cores < 1 || cores > 4096 {
+		return nil, fmt.Errorf("cores: must be in [1, 4096], got %d", cores)
+	}
+	if err := wl.Validate(); err != nil {
+		return nil, fmt.Errorf("workload.%w", err)
+	}
+	if err := eng.Validate(); err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	esrc, csrc := registerSources(vol)
+	e, err := engine.New(env, eng, wl.Sysbench, vol, esrc)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sysbench{env: env, vol: vol, eng: e, wl: wl.Sysbench}
+	s.cpu = sim.NewStation(env, cores)
+	s.pipe = commit.New(env, e, s.cpu, vol, eng, csrc)
+	s.gen = workload.NewGenerator(wl.Sysbench, env.Stream("workload/sysbench"))
+	s.ev = commit.Events(wl.Sysbench)
+	s.tps = stats.NewSeries(time.Second, 3600)
+	q := int64(wl.Sysbench.StmtsPerTx() + 2)
+	s.rttTx = time.Duration(q) * wl.Sysbench.RoundTrip.D()
+	for i := 0; i < wl.Sysbench.Threads; i++ {
+		c := &client{s: s}
+		c.freeCB, c.rttCB, c.cpuCB, c.residentCB, c.doneCB, c.startCB = c.onFree, c.onRTT, c.onCPU, c.onResident, c.onDone, c.onStart
+		c.ctx.Done, c.ctx.Arg = c.doneCB, c
+		s.clients = append(s.clients, c)
+	}
+	return s, nil
+}
+
+// Engine returns the engine (for tests and reports).
+func (s *Sysbench) Engine() *engine.Engine { return s.eng }
+
+// Pipeline returns the commit pipeline.
+func (s *Sysbench) Pipeline() *commit.Pipeline { return s.pipe }
+
+// Start starts the background threads and the clients.
+func (s *Sysbench) Start() {
+	s.eng.Start()
+	s.pipe.Start()
+	for _, c := range s.clients {
+		c.start()
+	}
+}
+
+// start begins a transaction: BEGIN, then log_free_check before the first
+// statement.
+func (c *client) start() {
+	s := c.s
+	now := s.env.Now()
+	s.started++
+	s.startedAll++
+	c.ctx.TL.Begin(now)
+	s.gen.Next(&c.tx)
+	c.ctx.BinlogBytes = 0
+	if s.pipe.Mode() != engine.BinlogOff {
+		c.ctx.BinlogBytes = s.ev.TxBytes(&c.tx)
+	}
+	if s.eng.FreeCheck(&c.ctx.TL, c.freeCB, c) {
+		c.onFree(c)
+	}
+}
+
+func (c *client) onStart(any) { c.start() }
+
+// onFree: the pages the statements need must be resident.
+func (c *client) onFree(any) {
+	s := c.s
+	c.pages = s.eng.PlanPages(&c.tx, c.pages[:0])
+	if s.eng.Resident(c.pages, &c.ctx.TL, c.residentCB, c) {
+		c.onResident(c)
+	}
+}
+
+// onResident: the round trips of the transaction's queries.
+func (c *client) onResident(any) {
+	c.s.env.AfterArg(c.s.rttTx, c.rttCB, c)
+}
+
+// onRTT: the CPU of every query, server and client side, as one job.
+func (c *client) onRTT(any) {
+	s := c.s
+	c.ctx.TL.Mark(s.env.Now(), engine.CatClient)
+	cfg := s.eng.Config().CPU
+	d := cfg.Begin.D() + s.pipe.CommitCPU() + s.pipe.BinlogCPU(c.ctx.BinlogBytes)
+	for _, st := range c.tx.Stmts {
+		d += s.eng.StmtCPU(st.Kind)
+	}
+	d += time.Duration(c.tx.Queries()) * s.wl.ClientCPU.D()
+	c.cpu = d
+	s.cpu.Submit(d, c.cpuCB, c)
+}
+
+// onCPU: the statements have run; their changes enter the buffer pool
+// and the log, and the commit starts.
+func (c *client) onCPU(any) {
+	s := c.s
+	c.ctx.TL.MarkCPU(s.env.Now(), int64(c.cpu))
+	s.eng.ApplyBody(&c.tx, c.pages)
+	s.pipe.Commit(&c.ctx)
+}
+
+// onDone: the commit is acknowledged.
+func (c *client) onDone(any) {
+	s := c.s
+	now := s.env.Now()
+	tl := &c.ctx.TL
+	if r := int64(now - tl.Last); r > 0 {
+		// Every span should have been charged; keep the books balanced
+		// and remember the largest gap for the tests.
+		s.maxRes = max(s.maxRes, r)
+		tl.Mark(now, engine.CatGroupCommitWait)
+	}
+	s.committedAll++
+	if tl.Start >= s.since {
+		s.committed++
+		s.lat.Record(int64(now - tl.Start))
+		for i, v := range tl.Comp {
+			s.comp[i] += v
+		}
+		s.tps.Add(now-s.since, 1)
+	}
+	if s.stopping {
+		return
+	}
+	c.start()
+}
+
+// Stop lets the transactions in flight finish and starts no more (sysbench
+// at the end of --time).
+func (s *Sysbench) Stop() { s.stopping = true }
+
+// ResetStats starts the measured window (the end of the warm-up).
+func (s *Sysbench) ResetStats() {
+	now := s.env.Now()
+	s.since = now
+	s.started, s.committed = 0, 0
+	s.lat.Reset()
+	s.comp = [engine.NumCats]int64{}
+	s.tps = stats.NewSeries(time.Second, 3600)
+	s.cpu.ResetStats()
+	s.vol.ResetStats()
+	s.eng.ResetStats()
+	s.pipe.ResetStats()
+}
+
+// Counts returns the transactions started and committed since the start
+// of the run.
+func (s *Sysbench) Counts() (started, committed int64) { return s.startedAll, s.committedAll }
+
+// InFlight returns the number of transactions started but not committed.
+func (s *Sysbench) InFlight() int64 { return s.startedAll - s.committedAll }
+
+// MaxUncharged returns the largest span of a transaction that no component
+// charged (0 when the latency breakdown is complete).
+func (s *Sysbench) MaxUncharged() time.Duration { return time.Duration(s.maxRes) }
+
+// Metrics returns the metrics block of the measured window.
+func (s *Sysbench) Metrics() map[string]any {
+	now := s.env.Now()
+	secs := now.Sub(s.since).Seconds()
+	n := s.committed
+	es := s.eng.Stats()
+	ps := s.pipe.Stats()
+	cs := s.cpu.Stats()
+	dm := s.vol.Metrics()
+	io := s.vol.Iostat()
+	perTx := func(b int64) float64 {
+		if n == 0 {
+			return 0
+		}
+		return float64(b) / float64(n)
+	}
+	src := map[string]int64{}
+	if m, ok := dm["write_bytes_by_source"].(map[string]any); ok {
+		for k, v := range m {
+			if b, ok := v.(int64); ok {
+				src[k] = b
+			}
+		}
+	}
+	tps := float64(n) / secs
+	breakdown := map[string]any{}
+	var sum float64
+	for i, v := range s.comp {
+		ms := 0.0
+		if n > 0 {
+			ms = float64(v) / float64(n) / 1e6
+		}
+		breakdown[engine.Cat(i).String()] = ms
+		sum += ms
+	}
+	breakdown["sum"] = sum
+	pts := s.tps.Points()
+	series := make([]float64, len(pts))
+	for i, p := range pts {
+		series[i] = p.Rate()
+	}
+	mb := func(b float64) float64 { return b / 1e6 }
+	hit := 1.0
+	if t := es.Hits + es.Misses; t > 0 {
+		hit = float64(es.Hits) / float64(t)
+	}
+	redoSyncs := es.RedoSyncs
+	out := map[string]any{
+		"tps":          tps,
+		"qps":          tps * float64(s.wl.StmtsPerTx()+2),
+		"transactions": n,
+		"latency_ms": map[string]any{
+			"avg": s.lat.Mean() / 1e6,
+			"p50": float64(s.lat.Quantile(0.50)) / 1e6,
+			"p95": float64(s.lat.Quantile(0.95)) / 1e6,
+			"p99": float64(s.lat.Quantile(0.99)) / 1e6,
+			"max": float64(s.lat.Max()) / 1e6,
+		},
+		"redo_bytes":     src["redo"],
+		"redo_lsn_bytes": int64(es.LSNBytes),
+		"binlog_bytes":   ps.BinlogBytes,
+		"fsyncs":         io.Flushes,
+		"commit_fsyncs": map[string]any{
+			"redo":   redoSyncs,
+			"binlog": ps.BinlogSyncs,
+		},
+		"cpu_util_pct": 100 * cs.Utilization,
+		"write_bytes_per_tx": map[string]any{
+			"redo":         perTx(src["redo"]),
+			"binlog_file":  perTx(src["binlog_file"]),
+			"binlog_pages": perTx(src["binlog_pages"]),
+			"page_flush":   perTx(src["page_flush"]),
+			"doublewrite":  perTx(src["doublewrite"]),
+			"fs_journal":   perTx(src["fs_journal"]),
+			"total":        perTx(io.WriteBytes),
+		},
+		"commit_breakdown_ms": breakdown,
+		"checkpoint_age_mb": map[string]any{
+			"avg":            es.CheckpointAge.Mean / 1e6,
+			"p50":            mb(float64(es.CheckpointAge.P50)),
+			"max":            mb(float64(es.CheckpointAgeMax)),
+			"capacity":       mb(float64(es.Capacity)),
+			"async_point":    mb(float64(es.AsyncPoint)),
+			"sync_point":     mb(float64(es.SyncPoint)),
+			"stalls":         es.Stalls,
+			"checkpoints":    es.Checkpoints,
+			"flush_ahead_it": es.FlushAheadIters,
+			"furious_it":     es.FuriousIters,
+		},
+		"dirty_pages": map[string]any{
+			"avg": es.DirtyPages.Mean,
+			"max": es.DirtyPages.Max,
+		},
+		"pages_flushed_per_s":  float64(es.PagesFlushed) / secs,
+		"pages_flushed_per_tx": perTx(es.PagesFlushed),
+		"tx_per_group": map[string]any{
+			"redo_sync":   es.RedoGroup.Mean,
+			"binlog":      ps.BinlogGroup.Mean,
+			"redo_syncs":  redoSyncs,
+			"binlog_grps": ps.BinlogGroup.Count,
+		},
+		"buffer_pool": map[string]any{
+			"hit_ratio":  hit,
+			"pages":      int64(es.BPFrames),
+			"data_pages": int64(es.DataPages),
+			"reads":      es.PageReads,
+			"lru_writes": es.LRUWrites,
+		},
+		"series": map[string]any{
+			"interval_s": s.tps.Width().Seconds(),
+			"tps":        series,
+		},
+		"disk": dm,
+	}
+	return out
+}
+
+// RunSysbench runs sysbench against a server with cores vCPUs on vol for
+// warmup + duration of virtual time and returns the metrics of the
+// measured window (after the warm-up).
+func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config, warmup, duration time.Duration) (map[string]any, error) {
+	if duration <= 0 {
+		return nil, fmt.Errorf("duration: must be > 0, got %v", duration)
+	}
+	if warmup < 0 {
+		return nil, fmt.Errorf("warmup: must be >= 0, got %v", warmup)
+	}
+	s, err := NewSysbench(env, cores, vol, eng, wl)
+	if err != nil {
+		return nil, err
+	}
+	s.Start()
+	env.RunUntil(env.Now().Add(warmup))
+	s.ResetStats()
+	env.RunUntil(env.Now().Add(duration))
+	return s.Metrics(), nil
+}
+
+var _ = math.Inf
