@@ -16,7 +16,7 @@ import (
 // library/<section>/<name>.toml for named presets. To add a topic, add its
 // folder to this line.
 //
-//go:embed demo disk replication tutorials library
+//go:embed binlog demo disk replication tutorials library
 var library embed.FS
 
 // BuiltinPrefix marks a path inside the built-in library.
@@ -26,7 +26,7 @@ const BuiltinPrefix = "builtin:"
 const presetDir = "library"
 
 // DefaultScenario is the built-in scenario `simrun run` runs without a file.
-const DefaultScenario = "demo/mmc.toml"
+const DefaultScenario = "binlog/quick.toml"
 
 // Library returns the built-in scenario library.
 func Library() fs.FS { return library }

@@ -16,10 +16,10 @@ Usage:
   simrun help COMMAND                more about one command
 
 FILE is a scenario file, or the name of a built-in one (simrun list), e.g.
-demo/mmc. Without FILE, run and explain use the built-in default scenario.
+binlog/innodb-vs-file-120mbs or demo/mmc. Without FILE, run and explain use the built-in default scenario.
 
 Examples:
-  simrun run                                     # the built-in demo, a table in a second
+  simrun run                                     # binlog in InnoDB vs binlog file, 9 cases, 20 s each
   simrun run demo/mmc --case mm4 --format json   # one case as JSON (schema simrun.result/v1)
   simrun run my.toml --replications 5            # mean ± 95 % CI over 5 seeds
   simrun sweep demo/mmc --case mm4 --set workload.demo.servers=4,5,6,8

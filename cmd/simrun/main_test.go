@@ -51,7 +51,8 @@ func TestRunDefaultTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"demo-mmc", "metric", "mm4", "md4", "latency_ms.p99", "erlang_c.wait_ms_avg"} {
+	// The default is the binlog study's quick look: nine cases, TPS first.
+	for _, want := range []string{"binlog-quick", "Case1", "Case9", "tps", "latency_ms.p99", "more metrics"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -217,7 +218,7 @@ func TestExplainValidateList(t *testing.T) {
 	if ex.Schema != "simrun.explain/v1" || found != 2 {
 		t.Errorf("explain json: %s", out)
 	}
-	table, _, code := simrun(t, "explain")
+	table, _, code := simrun(t, "explain", "demo/mmc")
 	if code != 0 || !strings.Contains(table, "preset cloud-4vcpu") || !strings.Contains(table, "case mm4-busy") {
 		t.Errorf("explain table (exit %d):\n%s", code, table)
 	}
@@ -236,7 +237,7 @@ func TestExplainValidateList(t *testing.T) {
 }
 
 func TestReplicationsTable(t *testing.T) {
-	out, errOut, code := simrun(t, "run", "--case", "mm4", "--replications", "3", "--duration", "2s")
+	out, errOut, code := simrun(t, "run", "demo/mmc", "--case", "mm4", "--replications", "3", "--duration", "2s")
 	if code != 0 || !strings.Contains(out, "±") || !strings.Contains(out, "3 replications") {
 		t.Errorf("exit %d %s:\n%s", code, errOut, out)
 	}

@@ -2,7 +2,6 @@ package commit
 
 import (
 	"fmt"
-	"time"
 
 	"simrun/model/disk"
 	"simrun/model/engine"
@@ -203,5 +202,3 @@ func (b *binlogFile) fsCommit() {
 func (b *binlogFile) onJournalWritten(any) {
 	b.vol.Submit(disk.Request{Op: disk.Flush, Source: disk.SourceJournal})
 }
-
-var _ = time.Second

@@ -5,7 +5,6 @@ import (
 
 	"simrun/model/disk"
 	"simrun/model/engine"
-	"simrun/model/workload"
 	"simrun/sim"
 	"simrun/sim/stats"
 )
@@ -387,5 +386,3 @@ func (e estimator) queueing(observed time.Duration, size int64, idleAtSubmit boo
 	}
 	return 0
 }
-
-var _ = workload.Insert

@@ -84,8 +84,10 @@ func TestAppendPenalty(t *testing.T) {
 	if ratio < 1.5 || ratio > 2.0 {
 		t.Errorf("F_append/F_overwrite = %.2f, want 1.5-2", ratio)
 	}
-	if over < 1300*time.Microsecond || over > 1700*time.Microsecond {
-		t.Errorf("small write+fsync %v, want 1.3-1.7 ms (the assumption derived in mechanisms-notes §2.3)", over)
+	// mechanisms-notes §2.3 derives 1.3-1.7 ms for an fsync of the
+	// appending binlog file from the published TPS; the preset encodes it.
+	if app < 1300*time.Microsecond || app > 1700*time.Microsecond {
+		t.Errorf("small write+fsync of a growing file %v, want 1.3-1.7 ms (the assumption derived in mechanisms-notes §2.3)", app)
 	}
 	if v1.JournalCommits() != 0 || v2.JournalCommits() != 5000 {
 		t.Errorf("journal commits: preallocated %d, appending %d; want 0 and 5000", v1.JournalCommits(), v2.JournalCommits())

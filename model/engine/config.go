@@ -3,7 +3,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"simrun/sim"
@@ -322,5 +321,3 @@ func (c Config) BinlogMode() string {
 	}
 	return fmt.Sprintf("no binlog, trx_commit=%d", c.FlushLogAtTrxCommit)
 }
-
-var _ = strings.Join

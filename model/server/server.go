@@ -2,7 +2,6 @@ package server
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"simrun/model/commit"
@@ -51,7 +50,7 @@ type client struct {
 	freeCB, rttCB, cpuCB, residentCB, doneCB, startCB func(any)
 }
 
-// Sources registers the I/O accounting names on vol.
+// registerSources registers the I/O accounting names on vol.
 func registerSources(vol *disk.Volume) (engine.Sources, commit.Sources) {
 	return engine.Sources{
 			Redo:        vol.RegisterSource("redo"),
@@ -362,5 +361,3 @@ func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, w
 	env.RunUntil(env.Now().Add(duration))
 	return s.Metrics(), nil
 }
-
-var _ = math.Inf
