@@ -30,7 +30,7 @@ func stageRank(s string) int {
 }
 
 // components returns the numeric children of a breakdown block across the
-// cases, in stage order; "total" and intervals are left out.
+// cases, in stage order; "total" and "sum" (the stages added up) and intervals are left out.
 func components(cases []result.Case, block string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -49,7 +49,7 @@ func components(cases []result.Case, block string) []string {
 			continue
 		}
 		for k, e := range m {
-			if _, isNum := result.Float(e); !isNum || k == "total" || strings.HasSuffix(k, result.CISuffix) || seen[k] {
+			if _, isNum := result.Float(e); !isNum || k == "total" || k == "sum" || strings.HasSuffix(k, result.CISuffix) || seen[k] {
 				continue
 			}
 			seen[k] = true
