@@ -2,7 +2,6 @@ package sim
 
 import (
 	"hash/fnv"
-	"math"
 	"math/bits"
 	"math/rand/v2"
 )
@@ -72,9 +71,6 @@ func (s *Stream) Uint64N(n uint64) uint64 {
 	}
 	return hi
 }
-
-// Exp returns an exponential variate with mean 1 by inversion.
-func (s *Stream) Exp() float64 { return -math.Log(s.OpenFloat64()) }
 
 // Bernoulli returns true with probability p.
 func (s *Stream) Bernoulli(p float64) bool { return s.Float64() < p }
