@@ -41,6 +41,9 @@ func (c *Case) params(v reflect.Value, path string, out *[]Param) {
 		p := joinPath(path, f.key)
 		fv := v.FieldByIndex(f.index)
 		if !f.leaf {
+			if path == "" && isModelSection(f.key) && !usesSection(c.Config.Workload.Kind, f.key) {
+				continue
+			}
 			if f.variant != "" {
 				sel, ok := findField(v.Type(), f.variant)
 				if !ok || v.FieldByIndex(sel.index).String() != f.key {

@@ -38,13 +38,44 @@ type RunContext struct {
 // runners maps workload.kind to its runner, in a fixed order. To add a
 // workload, add one line.
 var runners = []struct {
-	kind string
-	run  Runner
+	kind     string
+	run      Runner
+	sections []string // the model sections the runner reads, for explain
 }{
-	{"demo", runDemo},
-	{"fio", runFio},
-	{"sysbench", runSysbench},
-	{"replication", runReplication},
+	{"demo", runDemo, []string{"machine"}},
+	{"fio", runFio, []string{"volume"}},
+	{"sysbench", runSysbench, []string{"machine", "volume", "engine"}},
+	{"replication", runReplication, []string{"machine", "volume", "applier"}},
+}
+
+// usesSection reports whether a workload kind's runner reads a top-level
+// model section; explain leaves out the sections a run never looks at.
+func usesSection(kind, section string) bool {
+	for _, r := range runners {
+		if r.kind != kind {
+			continue
+		}
+		for _, s := range r.sections {
+			if s == section {
+				return true
+			}
+		}
+		return false
+	}
+	return true // unknown kind: show everything
+}
+
+// isModelSection reports whether a top-level key is a model section that
+// some runner reads (as opposed to workload or the run settings).
+func isModelSection(key string) bool {
+	for _, r := range runners {
+		for _, s := range r.sections {
+			if s == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Kinds lists the registered workload kinds.
