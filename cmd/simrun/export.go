@@ -32,11 +32,8 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 		}
 		return d, nil, "", nil
 	}
-	sc, err := scenarios.Load(input)
+	sc, err := openScenario([]string{input}, seed, duration)
 	if err != nil {
-		return nil, nil, "", err
-	}
-	if err := applyOverrides(sc, seed, duration); err != nil {
 		return nil, nil, "", err
 	}
 	if err := sc.Validate(); err != nil {

@@ -237,16 +237,8 @@ func (e env) runCmd(args []string, sweep bool) error {
 		return usagef("--shard writes a partial result for simrun merge; it must be --format json")
 	}
 
-	var sc *scenarios.Scenario
-	if len(pos) == 0 {
-		sc, err = scenarios.Default()
-	} else {
-		sc, err = scenarios.Load(pos[0])
-	}
+	sc, err := openScenario(pos, f.seed, f.duration)
 	if err != nil {
-		return err
-	}
-	if err := applyOverrides(sc, f.seed, f.duration); err != nil {
 		return err
 	}
 	for _, s := range f.sets {
@@ -301,6 +293,26 @@ func pickFormat(f string, shard bool) (string, error) {
 		return f, nil
 	}
 	return "", usagef("--format %q: want table, json or csv", f)
+}
+
+// openScenario loads the scenario named by the first positional argument
+// (the built-in default when there is none) and applies --seed and
+// --duration. The caller validates it after any further overrides.
+func openScenario(pos []string, seed, duration string) (*scenarios.Scenario, error) {
+	var sc *scenarios.Scenario
+	var err error
+	if len(pos) == 0 {
+		sc, err = scenarios.Default()
+	} else {
+		sc, err = scenarios.Load(pos[0])
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := applyOverrides(sc, seed, duration); err != nil {
+		return nil, err
+	}
+	return sc, nil
 }
 
 func applyOverrides(sc *scenarios.Scenario, seed, duration string) error {
@@ -402,16 +414,8 @@ func (e env) explainCmd(args []string) error {
 	if len(pos) > 1 {
 		return usagef("explain takes one scenario file, got %d", len(pos))
 	}
-	var sc *scenarios.Scenario
-	if len(pos) == 0 {
-		sc, err = scenarios.Default()
-	} else {
-		sc, err = scenarios.Load(pos[0])
-	}
+	sc, err := openScenario(pos, *seed, *duration)
 	if err != nil {
-		return err
-	}
-	if err := applyOverrides(sc, *seed, *duration); err != nil {
 		return err
 	}
 	for _, s := range sets {

@@ -32,11 +32,8 @@ func (e env) traceCmd(args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	sc, err := scenarios.Load(pos[0])
+	sc, err := openScenario(pos, *seed, *duration)
 	if err != nil {
-		return err
-	}
-	if err := applyOverrides(sc, *seed, *duration); err != nil {
 		return err
 	}
 	if err := sc.Validate(); err != nil {
