@@ -212,3 +212,55 @@ func shrinkForTest(t *testing.T, sc *Scenario, duration, warmup string) {
 		t.Fatalf("%s: %v", sc.File, err)
 	}
 }
+
+// TestModelDeterminism: every model workload gives byte-identical JSON run
+// twice, under GOMAXPROCS 1 and 2, with one worker or several, and when a
+// sweep over one of its keys is sharded and merged.
+func TestModelDeterminism(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		sweep Axis
+	}{
+		{"binlog/quick", Axis{Key: "engine.innodb_flush_log_at_trx_commit", Values: []any{int64(0), int64(1)}}},
+		{"replication/csa-vs-mta", Axis{Key: "applier.workers", Values: []any{int64(8), int64(64)}}},
+		{"disk/fio-network-caps", Axis{Key: "workload.fio.iodepth", Values: []any{int64(1), int64(8)}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sc := mustLoad(t, tc.name)
+			shrinkForTest(t, sc, "1s", "200ms")
+			opt := Options{Cases: []string{sc.Cases[0].Name, sc.Cases[len(sc.Cases)-1].Name}}
+			first := runJSON(t, sc, opt)
+			prev := runtime.GOMAXPROCS(1)
+			one := runJSON(t, sc, Options{Cases: opt.Cases, Workers: 1})
+			runtime.GOMAXPROCS(2)
+			two := runJSON(t, sc, Options{Cases: opt.Cases, Workers: 5})
+			runtime.GOMAXPROCS(prev)
+			if !bytes.Equal(first, one) || !bytes.Equal(first, two) {
+				t.Fatal("GOMAXPROCS or worker count changed the output")
+			}
+			sweep := Options{Cases: opt.Cases, Sweep: []Axis{tc.sweep}}
+			whole := runJSON(t, sc, sweep)
+			var parts []*result.Document
+			for i := 2; i >= 0; i-- {
+				o := sweep
+				o.Shard = Shard{Index: i, Count: 3}
+				d, err := result.Decode(bytes.NewReader(runJSON(t, sc, o)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, d)
+			}
+			merged, err := result.Merge(parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := result.Marshal(merged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(b, whole) {
+				t.Fatal("sharded and merged sweep differs from the whole sweep")
+			}
+		})
+	}
+}
