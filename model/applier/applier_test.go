@@ -18,6 +18,7 @@ func testVolume() disk.Config {
 	c := disk.DefaultConfig()
 	c.Name = "oci-balanced-1TB"
 	c.IOPSMax = 25000
+	c.ReadLatency = sim.LognormalDist(sim.Duration(600*time.Microsecond), sim.Duration(2*time.Millisecond))
 	c.BandwidthMax = 480 * sim.Rate(sim.MB)
 	c.WriteLatency = sim.LognormalDist(sim.Duration(500*time.Microsecond), sim.Duration(1500*time.Microsecond))
 	c.FlushLatency = sim.LognormalDist(sim.Duration(300*time.Microsecond), sim.Duration(900*time.Microsecond))

@@ -46,7 +46,9 @@ type Events struct {
 
 // MTAConfig holds the multi-threaded applier's own settings.
 type MTAConfig struct {
-	PendingJobsSizeMax sim.Bytes `toml:"pending_jobs_size_max" unit:"bytes" doc:"replica_pending_jobs_size_max: bytes of events the coordinator may have queued to workers and not yet executed; default 128MiB (WL#11348)"`
+	PendingJobsSizeMax sim.Bytes    `toml:"pending_jobs_size_max" unit:"bytes" doc:"replica_pending_jobs_size_max: bytes of events the coordinator may have queued to workers and not yet executed; default 128MiB (WL#11348)"`
+	CheckpointGroup    int          `toml:"checkpoint_group" unit:"transactions" doc:"replica_checkpoint_group: capacity of the coordinator's group assigned queue (GAQ); when that many transactions were assigned since the last checkpoint the coordinator forces one, and waits if the oldest has not committed; MySQL default 512, range 32..524280"`
+	CheckpointPeriod   sim.Duration `toml:"checkpoint_period" unit:"duration" doc:"replica_checkpoint_period: the coordinator also checkpoints when this much time has passed since the last one; MySQL default 300ms"`
 }
 
 // CSAConfig holds the Change Stream Applier's own settings.
@@ -63,6 +65,7 @@ type CPUCosts struct {
 	ParseRate       sim.Rate     `toml:"parse_rate" unit:"bytes/s" doc:"bytes per second of event copy and CRC32 check when reading events; assumption: ~1 GB/s"`
 	ApplyPerTrx     sim.Duration `toml:"apply_per_trx" unit:"duration" doc:"worker CPU per transaction besides its rows: BEGIN, GTID bookkeeping, prepare"`
 	ApplyPerUpdate  sim.DistSpec `toml:"apply_per_update" unit:"duration" doc:"worker CPU per Update_rows event, drawn per row: open table, primary-key lookup in the buffer pool, compare the before image, update in place, undo and redo records; its spread (CPU caches, page latches, B-tree depth) is what makes a worker wait for a slower predecessor under commit order. Assumption: data fits the buffer pool (256 GB RAM, 8 x 8M rows ~ 13 GB)"`
+	Checkpoint      sim.Duration `toml:"checkpoint" unit:"duration" doc:"MTA coordinator CPU per checkpoint (mta_checkpoint_routine): move the GAQ head past the committed prefix, re-sort the workers, update the relay-log info table; assumption"`
 	CommitPerTrx    sim.Duration `toml:"commit_per_trx" unit:"duration" doc:"engine commit of one transaction (InnoDB commit, gtid_executed update); run by the worker, or serially by the leader of an ordered commit stage"`
 	ReceivePerEvent sim.Duration `toml:"receive_per_event" unit:"duration" doc:"receiver (I/O) thread CPU per event written to the relay log"`
 	WakeupLatency   sim.Duration `toml:"wakeup_latency" unit:"duration" doc:"delay before a thread blocked on a condition variable runs again after it is signalled (futex wake + context switch); assumption"`
@@ -100,7 +103,11 @@ func DefaultConfig() Config {
 			UpdateRows: 416,
 			Xid:        31,
 		},
-		MTA: MTAConfig{PendingJobsSizeMax: 128 * sim.MiB},
+		MTA: MTAConfig{
+			PendingJobsSizeMax: 128 * sim.MiB,
+			CheckpointGroup:    512,
+			CheckpointPeriod:   sim.Duration(300 * time.Millisecond),
+		},
 		CSA: CSAConfig{EventMemoryLimit: 128 * sim.MiB, Window: 256},
 		CPU: CPUCosts{
 			SchedulePerTrx:  us(17.5),
@@ -108,6 +115,7 @@ func DefaultConfig() Config {
 			ParseRate:       sim.Rate(sim.GB),
 			ApplyPerTrx:     us(40),
 			ApplyPerUpdate:  sim.LognormalDist(us(20), us(80)),
+			Checkpoint:      us(50),
 			CommitPerTrx:    us(10),
 			ReceivePerEvent: us(0.5),
 			WakeupLatency:   us(5),
@@ -176,6 +184,12 @@ func (c Config) Validate() error {
 	if c.MTA.PendingJobsSizeMax < 1024 || c.MTA.PendingJobsSizeMax > 64*sim.GiB {
 		bad("mta.pending_jobs_size_max: must be in [1KiB, 64GiB], got %v", c.MTA.PendingJobsSizeMax)
 	}
+	if c.MTA.CheckpointGroup < 32 || c.MTA.CheckpointGroup > 524280 {
+		bad("mta.checkpoint_group: must be in [32, 524280], got %d", c.MTA.CheckpointGroup)
+	}
+	if c.MTA.CheckpointPeriod < sim.Duration(time.Millisecond) || c.MTA.CheckpointPeriod > sim.Duration(4294967295*time.Millisecond) {
+		bad("mta.checkpoint_period: must be in [1ms, 4294967295ms], got %v", c.MTA.CheckpointPeriod)
+	}
 	if c.CSA.EventMemoryLimit < 1024 || c.CSA.EventMemoryLimit > 64*sim.GiB {
 		bad("csa.event_memory_limit: must be in [1KiB, 64GiB], got %v", c.CSA.EventMemoryLimit)
 	}
@@ -187,7 +201,7 @@ func (c Config) Validate() error {
 		v   sim.Duration
 	}{
 		{"schedule_per_trx", c.CPU.SchedulePerTrx}, {"parse_per_event", c.CPU.ParsePerEvent},
-		{"apply_per_trx", c.CPU.ApplyPerTrx},
+		{"apply_per_trx", c.CPU.ApplyPerTrx}, {"checkpoint", c.CPU.Checkpoint},
 		{"commit_per_trx", c.CPU.CommitPerTrx}, {"receive_per_event", c.CPU.ReceivePerEvent},
 		{"wakeup_latency", c.CPU.WakeupLatency},
 	} {

@@ -29,7 +29,9 @@
 // idle; until then it schedules nothing (head-of-line blocking). A worker
 // applies, then commits; with commit order preserved it parks after
 // applying until its predecessor has entered the commit and stays blocked
-// until its group has committed.
+// until its group has committed. At most replica_checkpoint_group
+// transactions hold a slot of the group assigned queue; checkpoints free
+// the slots of the committed prefix.
 //
 // CSA: the scheduler reads only GTID events into a window. Any transaction
 // whose dependencies have applied (not committed: apply and commit

@@ -13,10 +13,11 @@ const (
 	csWaitDep           // head-of-line: lwm < last_committed of the next transaction
 	csWaitWorker        // every worker holds a transaction
 	csWaitMem           // replica_pending_jobs_size_max reached
+	csWaitGAQ           // GAQ full (replica_checkpoint_group) and its oldest transaction not committed
 	csN
 )
 
-var mtaStateNames = [csN]string{"busy", "wait_relay", "hol_blocked", "wait_worker", "wait_memory"}
+var mtaStateNames = [csN]string{"busy", "wait_relay", "hol_blocked", "wait_worker", "wait_memory", "wait_gaq"}
 
 // mta is the multi-threaded applier with LOGICAL_CLOCK scheduling
 // (Mts_submode_logical_clock): one coordinator reads the relay log in
@@ -37,15 +38,19 @@ type mta struct {
 	waking  bool
 	pending int64 // bytes of events queued to workers, not yet executed
 
+	gaqHead     int64    // oldest transaction holding a GAQ slot
+	lastCkpt    sim.Time // when the last checkpoint ran
+	checkpoints int64
+
 	state uint8
 	since sim.Time
 	acc   [csN]int64
 
-	gtidDone, dispatchDone, workerStart, applyDone, freeWorker, resume func(any)
+	gtidDone, dispatchDone, workerStart, applyDone, freeWorker, resume, ckptDone func(any)
 }
 
 func newMTA(r *replica) *mta {
-	m := &mta{r: r, next: 1, state: csWaitRelay}
+	m := &mta{r: r, next: 1, gaqHead: 1, state: csWaitRelay}
 	for i := range r.cfg.Workers {
 		w := &worker{id: int32(i)}
 		m.ws = append(m.ws, w)
@@ -59,6 +64,7 @@ func newMTA(r *replica) *mta {
 	m.applyDone = m.onApplied
 	m.freeWorker = m.onFreeWorker
 	m.resume = m.onResume
+	m.ckptDone = m.onCheckpoint
 	return m
 }
 
@@ -83,6 +89,9 @@ func (m *mta) step() {
 	if !m.gtidOK {
 		if m.next > r.received {
 			m.set(csWaitRelay)
+			return
+		}
+		if m.checkpoint() {
 			return
 		}
 		m.busy = true
@@ -116,6 +125,45 @@ func (m *mta) step() {
 	m.busy = true
 	m.set(csBusy)
 	r.cpu.Submit(time.Duration(r.cfg.CPU.SchedulePerTrx)+r.restCost, m.dispatchDone, w)
+}
+
+// checkpoint runs mta_checkpoint_routine where next_event calls it, before
+// the next transaction's GTID event is read: forced when the GAQ is full,
+// otherwise once checkpoint_period has passed since the last one. It frees
+// the GAQ slots of the committed prefix (move_queue_head stops at the
+// first transaction not done). It reports whether the coordinator is now
+// busy with it or waiting for the GAQ's oldest transaction to commit.
+func (m *mta) checkpoint() bool {
+	r := m.r
+	now := r.env.Now()
+	full := m.next-m.gaqHead >= int64(r.cfg.MTA.CheckpointGroup)
+	if !full && now-m.lastCkpt < sim.Time(r.cfg.MTA.CheckpointPeriod) {
+		return false
+	}
+	done := min(r.lwmCommitted, m.next-1)
+	if done < m.gaqHead {
+		if full {
+			m.set(csWaitGAQ)
+			return true
+		}
+		m.lastCkpt = now
+		return false
+	}
+	m.gaqHead = done + 1
+	m.lastCkpt = now
+	m.checkpoints++
+	m.busy = true
+	m.set(csBusy)
+	r.cpu.Submit(time.Duration(r.cfg.CPU.Checkpoint), m.ckptDone, nil)
+	return true
+}
+
+// onCheckpoint: the checkpoint's CPU is done. Its relay-log info update is
+// not made to wait for a redo flush (not established from the source; see
+// docs/model-applier.md).
+func (m *mta) onCheckpoint(any) {
+	m.busy = false
+	m.step()
 }
 
 func (m *mta) onGTID(any) {
@@ -155,6 +203,10 @@ func (m *mta) kick() {
 		}
 	case csWaitMem:
 		if m.pending > 0 && m.pending+r.trxBytes > m.memoryLimit() {
+			return
+		}
+	case csWaitGAQ:
+		if r.lwmCommitted < m.gaqHead {
 			return
 		}
 	default:
@@ -205,7 +257,7 @@ func (m *mta) committed(seq int64, w *worker) {
 	if w != nil {
 		m.r.env.AfterArg(m.r.wake, m.freeWorker, w)
 	}
-	if m.state == csWaitDep {
+	if m.state == csWaitDep || m.state == csWaitGAQ {
 		m.kick()
 	}
 }
@@ -221,6 +273,7 @@ func (m *mta) onFreeWorker(a any) {
 func (m *mta) resetStats() {
 	m.set(m.state)
 	m.acc = [csN]int64{}
+	m.checkpoints = 0
 }
 
 func (m *mta) metrics(out map[string]any, elapsed time.Duration) {
@@ -232,5 +285,7 @@ func (m *mta) metrics(out map[string]any, elapsed time.Duration) {
 	out["wait_worker_s"] = time.Duration(m.acc[csWaitWorker]).Seconds()
 	out["wait_memory_s"] = time.Duration(m.acc[csWaitMem]).Seconds()
 	out["wait_relay_s"] = time.Duration(m.acc[csWaitRelay]).Seconds()
+	out["gaq_wait_s"] = time.Duration(m.acc[csWaitGAQ]).Seconds()
+	out["checkpoints"] = m.checkpoints
 	out["memory_limit_bytes"] = m.memoryLimit()
 }
