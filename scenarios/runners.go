@@ -223,9 +223,9 @@ func runSysbench(rc RunContext) (result.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	vol.SetTrace(rc.Trace)
 	wl := workload.Config{Kind: "sysbench", Sysbench: rc.Config.Workload.Sysbench}
-	m, err := server.RunSysbench(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, wl, rc.Warmup, rc.Duration)
+	// The server records the volume's I/Os too, after its own tracks.
+	m, err := server.RunSysbenchTraced(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, wl, rc.Warmup, rc.Duration, rc.Trace)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,6 @@ type binlogFile struct {
 	dirtySince sim.Time // when the inode turned dirty
 	dirty      bool
 	allocated  bool // written back since the last journal commit
-	journalOff int64
 
 	wb         []wbRange // write-back not yet submitted
 	closed     []closedInode
@@ -43,7 +42,6 @@ type binlogFile struct {
 	syncDone   func(any)
 	wbCB       func()
 	commitCB   func()
-	journalCB  func(any)
 
 	// statistics
 	Syncs     int64
@@ -58,7 +56,6 @@ func newBinlogFile(env *sim.Env, vol *disk.Volume, cfg engine.BinlogConfig, src 
 	b.seq = 1
 	b.wbCB = b.writeback
 	b.commitCB = b.fsCommit
-	b.journalCB = b.onJournalWritten
 	b.wbDone = b.onWBDone
 	b.wbDepth = vol.Config().QueueDepth
 	return b
@@ -182,23 +179,13 @@ func (b *binlogFile) writeback() {
 	b.env.After(b.cfg.OSWritebackPeriod.D(), b.wbCB)
 }
 
-// fsCommit is ext4's periodic journal commit (jbd2): block allocations of
-// written-back data become durable with a journal write and a flush.
+// fsCommit is ext4's periodic journal commit (jbd2, commit=5): block
+// allocations of written-back data become durable through the volume's
+// filesystem journal, shared with the fsyncs of growing files.
 func (b *binlogFile) fsCommit() {
 	if b.allocated {
 		b.allocated = false
-		size := int64(b.vol.Config().JournalWriteSize)
-		const journalFile = 1<<20 + 7 // a raw file id clear of OpenFile's
-		b.vol.Submit(disk.Request{Op: disk.Write, File: journalFile, Offset: b.journalOff, Size: size,
-			Source: disk.SourceJournal, Done: b.journalCB})
-		b.journalOff += size
-		if b.journalOff > 128<<20 {
-			b.journalOff = 0
-		}
+		b.vol.CommitJournal(nil, nil)
 	}
 	b.env.After(b.cfg.FSCommitInterval.D(), b.commitCB)
-}
-
-func (b *binlogFile) onJournalWritten(any) {
-	b.vol.Submit(disk.Request{Op: disk.Flush, Source: disk.SourceJournal})
 }

@@ -3,6 +3,7 @@ package commit
 import (
 	"fmt"
 
+	"simrun/internal/trace"
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/sim"
@@ -37,6 +38,12 @@ type ibbLog struct {
 	ckptRun  []func()
 	walCB    func(any)
 	doneCB   func(any)
+
+	rec     *trace.Recorder // nil unless tracing
+	track   trace.TrackID
+	tBatch  sim.Time
+	nPages  int64
+	forCkpt bool
 
 	// statistics
 	PageWrites int64 // pages written (a partial page counts each time)
@@ -173,6 +180,8 @@ func (b *ibbLog) onWAL(any) { b.writePages(b.pending.n, true) }
 func (b *ibbLog) writePages(n int, withPartial bool) {
 	b.inflight = 0
 	b.nWrites = 1
+	b.tBatch, b.forCkpt = b.env.Now(), withPartial
+	before := b.PageWrites
 	var runStart, runEnd int64 = -1, -1
 	flush := func() {
 		if runStart < 0 {
@@ -214,6 +223,7 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 		b.partial = ibbPage{}
 	}
 	flush()
+	b.nPages = b.PageWrites - before
 	b.onWritten(nil)
 }
 
@@ -234,6 +244,10 @@ func (b *ibbLog) onWritten(any) {
 	}
 	b.inflight = 0
 	b.busy = false
+	if b.rec != nil {
+		b.rec.Span(b.track, "binlog page write", b.tBatch, b.env.Now(), trace.Int("pages", b.nPages),
+			trace.Bool("checkpoint", b.forCkpt))
+	}
 	run := b.ckptRun
 	b.ckptRun = nil
 	for _, d := range run {

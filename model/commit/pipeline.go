@@ -3,6 +3,7 @@ package commit
 import (
 	"time"
 
+	"simrun/internal/trace"
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/sim"
@@ -19,6 +20,7 @@ type Tx struct {
 	Arg         any
 	lsn         uint64
 	prepLSN     uint64
+	queuedAt    sim.Time // joined the binlog group commit queue (trace arrows)
 }
 
 // Sources are the volume accounting tags of the binlog writes.
@@ -62,15 +64,19 @@ type Pipeline struct {
 	phases              engine.Phases
 	syncCounter         int
 	tWrite              sim.Time
-	dqWrite             time.Duration
-	idleAt              bool
+	dqWrite             time.Duration // device queue time of the binlog data write (disk QueueTime)
 	wsize               int64
-	est                 estimator
+	tLead               sim.Time // the group's leader took LOCK_log
+	synced              bool     // the group fdatasynced the binlog
+
+	rec     *trace.Recorder // nil unless tracing
+	trGroup trace.TrackID   // commit/binlog group
+	trFsync trace.TrackID   // fsync/binlog
 
 	prepared func(any)
 	cpuDone  func(any)
 	wrote    func(any)
-	synced   func(any)
+	syncDone func(any)
 	finished func(any)
 	waitDone func()
 
@@ -96,11 +102,10 @@ func New(env *sim.Env, eng *engine.Engine, cpu *sim.Station, vol *disk.Volume, c
 		p.ibb = newIBB(env, vol, eng, int64(cfg.Binlog.MaxBinlogSize), cfg.Binlog.IBBFlushBatch, src.BinlogPages)
 		eng.SetCheckpointHook(p.ibb)
 	}
-	p.est = newEstimator(vol)
 	p.prepared = p.onPrepared
 	p.cpuDone = p.onLeaderCPU
 	p.wrote = p.onBinlogWritten
-	p.synced = p.onBinlogSynced
+	p.syncDone = p.onBinlogSynced
 	p.finished = p.finish
 	p.waitDone = p.onWaitTimer
 	return p
@@ -184,6 +189,7 @@ func (p *Pipeline) finish(a any) {
 // enqueue is queue_for_group_commit: the first transaction into an empty
 // queue while LOCK_log is free becomes the leader.
 func (p *Pipeline) enqueue(tx *Tx) {
+	tx.queuedAt = p.env.Now()
 	if p.waiting {
 		p.group = append(p.group, tx)
 		if len(p.group) >= p.cfg.Binlog.CommitWaitCount {
@@ -204,6 +210,8 @@ func (p *Pipeline) lead() {
 	p.locked = true
 	p.group, p.queue, p.spare = p.queue, p.spare[:0], nil
 	now := p.env.Now()
+	p.tLead = now
+	p.synced = false
 	p.phases.Reset()
 	p.phases.Add(now, engine.CatGroupCommitWait)
 	if n := p.cfg.Binlog.CommitWaitCount; n > 0 && len(p.group) < n && p.cfg.Binlog.CommitWaitUsec > 0 {
@@ -270,9 +278,9 @@ func (p *Pipeline) onLeaderCPU(any) {
 			p.BinlogSyncs++
 			p.tWrite = now
 			p.dqWrite = 0
-			p.idleAt = p.vol.Idle()
 			p.wsize = (p.file.end+osPage-1)/osPage*osPage - p.file.clean/osPage*osPage
-			p.file.sync(p.wrote, p.synced, nil)
+			p.synced = true
+			p.file.sync(p.wrote, p.syncDone, nil)
 			return
 		}
 	}
@@ -280,12 +288,16 @@ func (p *Pipeline) onLeaderCPU(any) {
 }
 
 func (p *Pipeline) onBinlogWritten(any) {
-	now := p.env.Now()
-	p.dqWrite = p.est.queueing(now.Sub(p.tWrite), p.wsize, p.idleAt)
+	p.dqWrite = p.vol.QueueTime()
 }
 
 func (p *Pipeline) onBinlogSynced(any) {
-	p.phases.Add(p.tWrite.Add(p.dqWrite), engine.CatDeviceQueue)
+	if p.rec != nil {
+		p.rec.Span(p.trFsync, "fdatasync binlog", p.tWrite, p.env.Now(), trace.Str("file", p.file.file.Name()), trace.Int("bytes", p.wsize))
+	}
+	// fdatasync: the data write, then the flush or the journal commit;
+	// their queueing in the volume is device queue, the rest binlog fsync.
+	p.phases.Add(p.tWrite.Add(p.dqWrite+p.vol.QueueTime()), engine.CatDeviceQueue)
 	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
 	p.commitOrdered()
 }
@@ -304,6 +316,9 @@ func (p *Pipeline) release() {
 	grp := p.group
 	ph := p.phases
 	p.GroupSize.Record(int64(len(grp)))
+	if p.rec != nil {
+		p.traceGroup(grp)
+	}
 	p.group = nil
 	for i, tx := range grp {
 		grp[i] = nil
@@ -320,6 +335,34 @@ func (p *Pipeline) release() {
 	if len(p.queue) > 0 {
 		p.lead()
 	}
+}
+
+// SetTrace records the binlog group commits on "commit/binlog group"
+// (leader takes LOCK_log to release), the binlog file's fdatasyncs on
+// "fsync/binlog" and the .ibb page writes on "flush/binlog pages"; nil
+// turns it off. Call it before Start.
+func (p *Pipeline) SetTrace(rec *trace.Recorder) {
+	p.rec = rec
+	if rec == nil {
+		return
+	}
+	p.trGroup = rec.Track("commit/binlog group")
+	p.trFsync = rec.Track("fsync/binlog")
+	if p.ibb != nil {
+		p.ibb.rec, p.ibb.track = rec, rec.Track("flush/binlog pages")
+	}
+}
+
+func (p *Pipeline) traceGroup(grp []*Tx) {
+	var bytes int64
+	for _, tx := range grp {
+		bytes += tx.BinlogBytes
+		if rec, tr := tx.TL.Trace(); rec != nil {
+			rec.Flow("binlog group commit", tr, tx.queuedAt, p.trGroup, p.tLead)
+		}
+	}
+	p.rec.Span(p.trGroup, "binlog group", p.tLead, p.env.Now(), trace.Int("group_size", int64(len(grp))),
+		trace.Int("bytes", bytes), trace.Bool("fdatasync", p.synced))
 }
 
 // ResetStats starts the measured window.
@@ -356,33 +399,4 @@ func (p *Pipeline) Stats() Stats {
 		s.BinlogRotations = p.file.Rotations
 	}
 	return s
-}
-
-// estimator mirrors engine's device-queue estimate for binlog writes.
-type estimator struct {
-	meanWrite float64
-	rate      float64
-}
-
-func newEstimator(v *disk.Volume) estimator {
-	c := v.Config()
-	e := estimator{meanWrite: float64(c.WriteLatency.MeanDuration())}
-	if c.TransferRate > 0 {
-		e.rate = float64(c.TransferRate) / 1e9
-	}
-	return e
-}
-
-func (e estimator) queueing(observed time.Duration, size int64, idleAtSubmit bool) time.Duration {
-	if idleAtSubmit {
-		return 0
-	}
-	svc := e.meanWrite
-	if e.rate > 0 {
-		svc += float64(size) / e.rate
-	}
-	if q := float64(observed) - svc; q > 0 {
-		return time.Duration(q)
-	}
-	return 0
 }

@@ -1,6 +1,9 @@
 package disk
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // File is a file on the volume as a database sees it: appends, positioned
 // reads and writes, and fsync. It tracks which of its writes are
@@ -26,9 +29,10 @@ type File struct {
 // fileOp is the callback context of a file write or sync.
 type fileOp struct {
 	f     *File
-	seq   uint64 // write: its seq; sync: the last write it covers
-	grown bool   // sync: the file grew since the last sync
-	size  int64  // sync: file size it makes durable
+	seq   uint64        // write: its seq; sync: the last write it covers
+	grown bool          // sync: the file grew since the last sync
+	size  int64         // sync: file size it makes durable
+	queue time.Duration // sync: queue time of its flush or journal commit
 	done  func(any)
 	arg   any
 	next  *fileOp
@@ -85,11 +89,11 @@ func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
 // before the call is acknowledged, then makes it durable with a device
 // flush. If the file grew since its last sync and is not preallocated, the
 // new size is metadata that must be durable too: the filesystem commits its
-// journal (ext4 data=ordered, xfs: one small journal write of
-// journal_write_size, then the flush). Journal commits are shared: syncs
-// that arrive while one commit is running are batched into the next (jbd2).
-// This is why an appending file pays about 1.5-2 flushes per sync where a
-// preallocated one pays one (mechanisms-notes §1.3).
+// journal instead (see journal: the descriptor and metadata blocks, a
+// flush, then the commit block). Journal commits are shared: syncs that
+// arrive while one commit is running are batched into the next (jbd2).
+// This is why an appending file pays about two more device round trips per
+// sync than a preallocated one (mechanisms-notes §1.3).
 func (f *File) Sync(done func(any), arg any) {
 	op := f.v.newFileOp()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
@@ -162,16 +166,33 @@ func (v *Volume) syncData(op *fileOp) {
 	v.Submit(Request{Op: Flush, Source: SourceOther, Done: v.syncFlushed, Arg: op})
 }
 
-func (v *Volume) onSyncFlushed(a any) { v.finishSync(a.(*fileOp)) }
+func (v *Volume) onSyncFlushed(a any) {
+	op := a.(*fileOp)
+	op.queue += v.doneQueued
+	v.finishSync(op)
+}
 
 func (v *Volume) finishSync(op *fileOp) {
-	f := op.f
-	f.syncedSize = max(f.syncedSize, op.size)
-	done, arg := op.done, op.arg
+	if f := op.f; f != nil {
+		f.syncedSize = max(f.syncedSize, op.size)
+	}
+	done, arg, q := op.done, op.arg, op.queue
 	v.freeFileOpNode(op)
 	if done != nil {
+		v.doneQueued = q
 		done(arg)
+		v.doneQueued = 0
 	}
+}
+
+// CommitJournal commits the filesystem journal as jbd2's periodic commit
+// does (ext4 commit=5): metadata changed without an fsync, such as the block
+// allocations of written-back data, becomes durable. It shares commits with
+// the syncs of growing files. done(arg) runs when the commit is durable.
+func (v *Volume) CommitJournal(done func(any), arg any) {
+	op := v.newFileOp()
+	op.done, op.arg = done, arg
+	v.journal.request(op)
 }
 
 // journalFile is the file id of the filesystem journal.
@@ -181,16 +202,39 @@ const journalFile int32 = -1
 // over 128 GiB is 1 GiB; the size only moves the hdd head).
 const journalSize = 128 << 20
 
-// journal is the filesystem's metadata journal: one commit at a time, each
-// a journal write followed by a flush; the syncs that arrive during a
-// commit wait for the next one, which covers them all.
+// journalBlock is the filesystem block size (ext4's default, 4 KiB): the
+// commit record is one block.
+const journalBlock = 4096
+
+// journal is the filesystem's metadata journal as ext4 (data=ordered)
+// commits it through jbd2 with barriers on (ext4's default barrier=1,
+// async_commit off). jbd2_journal_commit_transaction writes the descriptor
+// block and the changed metadata blocks (inode table block, block bitmap,
+// group descriptor) to the journal and waits for them; then
+// journal_submit_commit_record writes the commit block with
+// REQ_PREFLUSH | REQ_FUA: a device flush first, so that the journal blocks
+// are durable before the record that validates them, then the commit
+// block, durable when it completes. The block layer (blk-flush.c) turns FUA
+// into a post-flush on a device with a volatile cache; on a volume whose
+// writes are durable when acknowledged (write_cache = false) the commit
+// write alone suffices. So a commit is
+//
+//	write(journal_write_size - 4 KiB) → flush → write(4 KiB) [→ flush if write_cache]
+//
+// One commit at a time (jbd2 has one committing transaction); the syncs
+// that arrive during a commit wait for the next one, which covers them all.
 type journal struct {
 	v          *Volume
 	busy       bool
 	off        int64
+	commitOff  int64
+	commitSize int64
+	queue      time.Duration // queue time of the running commit's I/Os
 	waiting    []*fileOp
 	committing []*fileOp
 	wrote      func(any)
+	preflushed func(any)
+	recorded   func(any)
 	flushed    func(any)
 	commits    int64
 }
@@ -198,7 +242,17 @@ type journal struct {
 func (j *journal) init(v *Volume) {
 	j.v = v
 	j.wrote = j.onWrote
+	j.preflushed = j.onPreflushed
+	j.recorded = j.onCommitRecord
 	j.flushed = j.onFlushed
+}
+
+// sizes splits journal_write_size into the descriptor + metadata write and
+// the commit block (4 KiB, or half of a journal_write_size below 8 KiB).
+func (j *journal) sizes() (meta, commit int64) {
+	total := int64(j.v.cfg.JournalWriteSize)
+	commit = max(1, min(journalBlock, total/2))
+	return max(1, total-commit), commit
 }
 
 func (j *journal) request(op *fileOp) {
@@ -212,22 +266,49 @@ func (j *journal) commit() {
 	j.busy = true
 	j.commits++
 	j.waiting, j.committing = j.committing[:0], j.waiting
-	size := int64(j.v.cfg.JournalWriteSize)
-	if j.off+size > journalSize {
+	meta, commit := j.sizes()
+	if j.off+meta+commit > journalSize {
 		j.off = 0
 	}
 	off := j.off
-	j.off += size
-	j.v.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: size, Source: SourceJournal, Done: j.wrote})
+	j.commitOff, j.commitSize = off+meta, commit
+	j.queue = 0
+	j.off += meta + commit
+	j.v.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: meta, Source: SourceJournal, Done: j.wrote})
 }
 
+// onWrote: the journal blocks are written; REQ_PREFLUSH of the commit record.
 func (j *journal) onWrote(any) {
-	j.v.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.flushed})
+	j.queue += j.v.doneQueued
+	j.v.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.preflushed})
+}
+
+// onPreflushed: the journal blocks are durable; write the commit block.
+func (j *journal) onPreflushed(any) {
+	j.queue += j.v.doneQueued
+	j.v.Submit(Request{Op: Write, File: journalFile, Offset: j.commitOff, Size: j.commitSize, Source: SourceJournal, Done: j.recorded})
+}
+
+// onCommitRecord: REQ_FUA, emulated by a flush on a volatile write cache.
+func (j *journal) onCommitRecord(any) {
+	j.queue += j.v.doneQueued
+	if j.v.cfg.WriteCache {
+		j.v.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.flushed})
+		return
+	}
+	j.finish()
 }
 
 func (j *journal) onFlushed(any) {
+	j.queue += j.v.doneQueued
+	j.finish()
+}
+
+// finish completes the syncs the commit covered and starts the next commit.
+func (j *journal) finish() {
 	for i, op := range j.committing {
 		j.committing[i] = nil
+		op.queue += j.queue
 		j.v.finishSync(op)
 	}
 	j.committing = j.committing[:0]

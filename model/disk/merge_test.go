@@ -69,7 +69,7 @@ func (c *committer) onSynced(any) {
 
 // On a volume whose byte cap is saturated by page writes, 16 committers'
 // log appends queue behind the cap; merged, they go out as fewer, larger
-// writes and more commits complete. The per-source bytes show who wrote
+// writes without costing commits. The per-source bytes show who wrote
 // what.
 func TestMergeGroupCommit(t *testing.T) {
 	type result struct {
@@ -122,8 +122,10 @@ func TestMergeGroupCommit(t *testing.T) {
 	if on.logWrites*2 > on.logBytes/(2<<10) {
 		t.Errorf("merge on: %d log writes for %d records; want at most half", on.logWrites, on.logBytes/(2<<10))
 	}
-	if on.commits <= off.commits {
-		t.Errorf("commits: merge on %d <= off %d", on.commits, off.commits)
+	// Merging saves IOPS, not bytes: with the byte cap binding, commits
+	// must not suffer from it (they gain only where the IOPS cap binds).
+	if on.commits*100 < off.commits*99 {
+		t.Errorf("commits: merge on %d, off %d; merging must not cost commits", on.commits, off.commits)
 	}
 	if on.bySrc["redo"].(int64) == 0 || on.bySrc["page"].(int64) == 0 {
 		t.Errorf("write_bytes_by_source = %v", on.bySrc)

@@ -58,13 +58,14 @@ type Request struct {
 
 // reqNode is a caller's request in flight; split requests wait for pieces.
 type reqNode struct {
-	done   func(any)
-	arg    any
-	op     Op
-	src    Source
-	size   int64
-	pieces int32
-	next   *reqNode
+	done      func(any)
+	arg       any
+	op        Op
+	src       Source
+	size      int64
+	pieces    int32
+	submitted sim.Time
+	next      *reqNode
 }
 
 // ioNode is one device I/O: a request, a piece of a split request, several
@@ -133,6 +134,10 @@ type Volume struct {
 
 	freeReq *reqNode
 	freeIO  *ioNode
+
+	// doneQueued is the queue time of the request whose Done is running
+	// (QueueTime), 0 outside a callback.
+	doneQueued time.Duration
 
 	sources []string
 
@@ -250,7 +255,7 @@ func (v *Volume) Submit(r Request) {
 		panic(fmt.Sprintf("disk: source %d out of range", r.Source))
 	}
 	rq := v.newReq()
-	rq.done, rq.arg, rq.op, rq.src, rq.size = r.Done, r.Arg, r.Op, r.Source, r.Size
+	rq.done, rq.arg, rq.op, rq.src, rq.size, rq.submitted = r.Done, r.Arg, r.Op, r.Source, r.Size, now
 	v.st.submitted(r.Op, r.Size)
 
 	if r.Op == Flush {
@@ -557,9 +562,12 @@ func (v *Volume) onComplete(a any) {
 		}
 		v.st.reqDone(rq.op, rq.src, rq.size)
 		done, arg := rq.done, rq.arg
+		q := max(0, time.Duration(n.started-rq.submitted))
 		v.freeReqNode(rq)
 		if done != nil {
+			v.doneQueued = q
 			done(arg)
+			v.doneQueued = 0
 		}
 	}
 	v.freeIOnode(n)
@@ -594,6 +602,18 @@ func (v *Volume) freeIOnode(n *ioNode) {
 	*n = ioNode{reqs: n.reqs[:0], next: v.freeIO}
 	v.freeIO = n
 }
+
+// QueueTime returns, inside a request's Done callback, how long that
+// request waited in the volume before the device started on it: from Submit
+// until the device I/O that completed it took a slot, i.e. the wait for
+// cap tokens and behind other I/O (a merged request counts from its own
+// Submit; a split one by the piece that completed it). Latency minus
+// QueueTime is the service. Inside the callback of a File.Sync it is the
+// summed queue time of the device I/Os the sync issued once its writes were
+// done (its flush, or the journal commit's writes and flushes). Outside a
+// callback it is 0. It lets a caller charge device queueing from the
+// volume's own accounting instead of estimating it.
+func (v *Volume) QueueTime() time.Duration { return v.doneQueued }
 
 // Idle reports whether no I/O is queued or in flight (destaging may go on).
 func (v *Volume) Idle() bool {

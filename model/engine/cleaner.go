@@ -4,6 +4,7 @@ import (
 	"math"
 	"time"
 
+	"simrun/internal/trace"
 	"simrun/sim"
 )
 
@@ -59,7 +60,17 @@ type cleaner struct {
 	ckptN   int
 	ckptLSN uint64
 	ckptSub func(any)
+
+	// trace (rec nil: off)
+	rec     *trace.Recorder
+	trBatch trace.TrackID    // flush/page cleaner
+	trDW    [2]trace.TrackID // flush/doublewrite slot N
+	batchAt sim.Time
+	ckptAt  sim.Time
+	nPages  int
 }
+
+var modeNames = [...]string{"adaptive", "flush-ahead", "furious"}
 
 const (
 	modeAdaptive = iota
@@ -72,6 +83,8 @@ type dwSlot struct {
 	idx     int
 	pending int
 	pages   []int32
+	at      sim.Time // trace: chunk start
+	dwDone  sim.Time // trace: doublewrite copy durable
 }
 
 func newCleaner(e *Engine) *cleaner {
@@ -238,6 +251,8 @@ func (c *cleaner) batch(pages []int32, mode int) {
 	c.mode = mode
 	c.next = 0
 	c.chunks = 0
+	c.batchAt = c.e.env.Now()
+	c.nPages = len(pages)
 	if len(pages) == 0 {
 		c.checkpoint()
 		return
@@ -251,6 +266,9 @@ func (c *cleaner) batch(pages []int32, mode int) {
 }
 
 func (c *cleaner) onWAL(any) {
+	if c.rec != nil && c.e.env.Now() > c.batchAt {
+		c.rec.Span(c.trBatch, "log_write_up_to (WAL)", c.batchAt, c.e.env.Now())
+	}
 	for i := range c.slots {
 		if c.next < len(c.pages) && !c.slots[i].busy {
 			c.startChunk(&c.slots[i])
@@ -265,6 +283,7 @@ func (c *cleaner) startChunk(s *dwSlot) {
 	s.pages = append(s.pages[:0], c.pages[c.next:c.next+n]...)
 	c.next += n
 	s.busy = true
+	s.at = e.env.Now()
 	c.chunks++
 	if e.cfg.Flushing.Doublewrite {
 		e.sys.WriteAt(e.dblwrOffset(s.idx), int64(n)*PageSize, e.src.Doublewrite, nil, nil)
@@ -274,7 +293,11 @@ func (c *cleaner) startChunk(s *dwSlot) {
 	c.writePages(s)
 }
 
-func (c *cleaner) onDoublewrite(a any) { c.writePages(a.(*dwSlot)) }
+func (c *cleaner) onDoublewrite(a any) {
+	s := a.(*dwSlot)
+	s.dwDone = c.e.env.Now()
+	c.writePages(s)
+}
 
 func (c *cleaner) writePages(s *dwSlot) {
 	e := c.e
@@ -294,6 +317,9 @@ func (c *cleaner) onPageWritten(a any) {
 	}
 	s.busy = false
 	c.chunks--
+	if c.rec != nil {
+		c.traceChunk(s)
+	}
 	if c.next < len(c.pages) {
 		c.startChunk(s)
 		return
@@ -309,6 +335,7 @@ func (c *cleaner) onPageWritten(a any) {
 // durable, and the checkpoint block is written and synced.
 func (c *cleaner) checkpoint() {
 	c.ckptStp = 0
+	c.ckptAt = c.e.env.Now()
 	c.checkpointNext()
 }
 
@@ -377,6 +404,9 @@ func (c *cleaner) done() {
 	c.running = false
 	e := c.e
 	now := e.env.Now()
+	if c.rec != nil {
+		c.traceBatch(now)
+	}
 	if e.furious != 0 || e.async != 0 {
 		c.timer = e.env.At(now, c.tickCB)
 		c.timed = true
@@ -384,4 +414,37 @@ func (c *cleaner) done() {
 	}
 	c.timer = e.env.At(max(now, c.nextTick), c.tickCB)
 	c.timed = true
+}
+
+// setTrace records the cleaner's batches, doublewrite chunks and
+// checkpoints on rec.
+func (c *cleaner) setTrace(rec *trace.Recorder) {
+	c.rec = rec
+	if rec != nil {
+		c.trBatch = rec.Track("flush/page cleaner")
+		c.trDW = [2]trace.TrackID{rec.Track("flush/doublewrite slot 0"), rec.Track("flush/doublewrite slot 1")}
+	}
+}
+
+// traceChunk records a doublewrite chunk on its slot's track: the copy to
+// the doublewrite area with its fdatasync, nested in the whole chunk (copy,
+// then the pages in place).
+func (c *cleaner) traceChunk(s *dwSlot) {
+	now := c.e.env.Now()
+	c.rec.Span(c.trDW[s.idx], "doublewrite batch", s.at, now, trace.Int("pages", int64(len(s.pages))))
+	if c.e.cfg.Flushing.Doublewrite && s.dwDone >= s.at {
+		c.rec.Span(c.trDW[s.idx], "doublewrite copy + fdatasync", s.at, s.dwDone, trace.Int("bytes", int64(len(s.pages))*PageSize))
+	}
+}
+
+// traceBatch records the iteration that just ended and its checkpoint.
+func (c *cleaner) traceBatch(now sim.Time) {
+	name := "flush batch"
+	if c.nPages == 0 {
+		name = "checkpoint only"
+	}
+	c.rec.Span(c.trBatch, name, c.batchAt, now, trace.Int("pages", int64(c.nPages)), trace.Str("mode", modeNames[c.mode]))
+	if c.ckptStp > 0 && now > c.ckptAt {
+		c.rec.Span(c.trBatch, "checkpoint", c.ckptAt, now, trace.Int("checkpoint_lsn", int64(c.e.Redo.checkpoint)))
+	}
 }

@@ -94,6 +94,7 @@ type CPUConfig struct {
 	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
 	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
 	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
+	CV              float64      `toml:"cv" unit:"" doc:"coefficient of variation (standard deviation / mean) of each statement's server CPU: every BEGIN, statement and COMMIT draws its CPU from a lognormal with the mean above and this CV (0 = constant). Assumption: 0.5; a statement's instructions are nearly fixed, its cycles vary with cache misses on the B-tree path, latch spins, interrupts and the load on its SMT sibling (docs/model-engine.md)"`
 }
 
 // DefaultConfig returns the engine used to reproduce the MariaDB 12.3
@@ -157,6 +158,7 @@ func DefaultConfig() Config {
 			Prepare:         us(25),
 			BinlogFileKiB:   us(8),
 			BinlogInnoDBKiB: us(4),
+			CV:              0.5,
 		},
 	}
 }
@@ -307,6 +309,9 @@ func (c Config) Validate() error {
 		if x.v < 0 || x.v > sim.Duration(time.Second) {
 			bad("cpu.%s: must be in [0, 1s], got %v", x.k, x.v)
 		}
+	}
+	if !(p.CV >= 0 && p.CV <= 4) {
+		bad("cpu.cv: must be in [0, 4], got %v", p.CV)
 	}
 	return errors.Join(errs...)
 }

@@ -42,6 +42,10 @@
 // A Timeline charges every nanosecond of a transaction to one category
 // (CPU, device queue, redo fsync, checkpoint stall, ...); shared operations
 // describe themselves as Phases, which each waiting member charges from the
-// moment it joined. docs/model-engine.md has the equations, parameters and
-// sources.
+// moment it joined. The device-queue part of a log or binlog I/O is what the
+// volume reports for it (disk.Volume.QueueTime), not an estimate. With a
+// trace recorder (SetTrace, Timeline.SetTrace) every charged stretch is also
+// a span on the transaction's track, and the engine records its group
+// commits, syncs, flush batches and checkpoints. docs/model-engine.md has
+// the equations, parameters and sources.
 package engine

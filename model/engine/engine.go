@@ -2,8 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"simrun/internal/trace"
 	"simrun/model/disk"
 	"simrun/model/workload"
 	"simrun/sim"
@@ -52,6 +56,7 @@ type Engine struct {
 
 	stmtRedo [workload.NumStmtKinds]uint64
 	stmtCPU  [workload.NumStmtKinds]time.Duration
+	cpuRNG   *sim.Stream // "engine/cpu": statement CPU variability
 
 	hook CheckpointHook
 
@@ -81,6 +86,8 @@ type Engine struct {
 	sampleCB      func(any)
 	samplePeriod  time.Duration
 	flushedSeries *stats.Series
+
+	rec *trace.Recorder // nil unless tracing
 }
 
 type stallWaiter struct {
@@ -121,6 +128,7 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 	e.stmtRedo = [workload.NumStmtKinds]uint64{uint64(r.UpdateIndex), uint64(r.UpdateNonIndex), uint64(r.Delete), uint64(r.Insert)}
 	c := cfg.CPU
 	e.stmtCPU = [workload.NumStmtKinds]time.Duration{c.UpdateIndex.D(), c.UpdateNonIndex.D(), c.Delete.D(), c.Insert.D()}
+	e.cpuRNG = env.Stream("engine/cpu")
 	e.stallRecheck = e.onStallRecheck
 	e.readCB = e.onRead
 	e.evictCB = e.onEvictWritten
@@ -142,6 +150,17 @@ func (e *Engine) Start() {
 // Config returns the configuration.
 func (e *Engine) Config() Config { return e.cfg }
 
+// SetTrace records the engine's work on rec (nil: off): redo group-commit
+// rounds on "commit/redo group", log syncs on "fsync/redo", page-cleaner
+// batches and checkpoints on "flush/page cleaner", doublewrite chunks on
+// "flush/doublewrite slot 0" and "slot 1", and the checkpoint age and dirty pages as counters.
+// Call it before Start.
+func (e *Engine) SetTrace(rec *trace.Recorder) {
+	e.rec = rec
+	e.Redo.setTrace(rec)
+	e.cl.setTrace(rec)
+}
+
 // SetCheckpointHook registers the component whose pages take part in
 // checkpoints.
 func (e *Engine) SetCheckpointHook(h CheckpointHook) { e.hook = h }
@@ -153,8 +172,42 @@ func (e *Engine) backgroundFlush() {
 	e.env.After(e.cfg.Redo.FlushTimeout.D(), e.backgroundFlush)
 }
 
-// StmtCPU returns the server CPU of a statement kind.
+// StmtCPU returns the mean server CPU of a statement kind.
 func (e *Engine) StmtCPU(k workload.StmtKind) time.Duration { return e.stmtCPU[k] }
+
+// SampleCPU returns one draw of a CPU job made of queries whose mean CPUs
+// are means (engine cpu.cv, stream "engine/cpu"): each query's CPU is
+// lognormal with its mean and coefficient of variation cv, and the job's
+// total is drawn as one lognormal with the same mean and variance as the
+// sum of the queries' (Fenton-Wilkinson), which costs one normal quantile
+// per job instead of one per query:
+//
+//	mean = Σ m_i,  variance = cv² Σ m_i²,  CV_job = cv √(Σ m_i²) / Σ m_i
+//	sigma² = ln(1 + CV_job²),  total = mean · exp(sigma·z − sigma²/2),  z ~ N(0, 1)
+//
+// It returns the factor total/mean (1 when cv = 0), by which every query's
+// mean is scaled: the mean is kept, so throughput calibrated on the means is
+// unchanged to first order; the spread gives CPU-bound runs a latency
+// distribution.
+func (e *Engine) SampleCPU(means []time.Duration) float64 {
+	cv := e.cfg.CPU.CV
+	if cv == 0 {
+		return 1
+	}
+	var sum, sq float64
+	for _, m := range means {
+		f := float64(m)
+		sum += f
+		sq += f * f
+	}
+	if sum <= 0 {
+		return 1
+	}
+	c := cv * math.Sqrt(sq) / sum
+	s2 := math.Log1p(c * c)
+	z := distuv.UnitNormal.Quantile(e.cpuRNG.OpenFloat64())
+	return math.Exp(math.Sqrt(s2)*z - s2/2)
+}
 
 // PlanPages appends the pages the transaction's statements modify to dst:
 // each statement's clustered leaf (row id / rows_per_page) and, for the
@@ -480,6 +533,11 @@ func (e *Engine) onSample(any) {
 	e.ageHist.Record(int64(age))
 	e.ageMax = max(e.ageMax, age)
 	e.dirtyHist.Record(int64(e.BP.dirty))
+	if e.rec != nil {
+		now := e.env.Now()
+		e.rec.Counter("engine/checkpoint age MB", now, float64(age)/1e6)
+		e.rec.Counter("engine/dirty pages", now, float64(e.BP.dirty))
+	}
 	e.env.AfterArg(e.samplePeriod, e.sampleCB, nil)
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"simrun/internal/trace"
 	"simrun/model/disk"
 	"simrun/sim"
 	"simrun/sim/stats"
@@ -42,25 +43,32 @@ type Redo struct {
 
 	capacity, syncPoint, asyncPoint uint64
 
-	busy     bool
-	waiters  []redoWaiter
-	ready    []redoWaiter
-	target   uint64
-	doSync   bool
-	pending  int // device writes of the round still in flight
-	tStart   sim.Time
-	tWrite   sim.Time
-	dqWrite  time.Duration
-	idleAt   bool
-	wsize    int64
-	phases   Phases
-	writeCB  func(any)
-	syncCB   func(any)
-	ckptCB   func(any)
-	est      ioEstimator
-	ckptDone func()
-	ckptLSN  uint64
-	ckptN    int64
+	busy    bool
+	waiters []redoWaiter
+	ready   []redoWaiter
+	target  uint64
+	doSync  bool
+	// startOfRound is the log position the round writes from (written,
+	// or flushed for a buffered log).
+	startOfRound uint64
+	pending      int // device writes of the round still in flight
+	tStart       sim.Time
+	tWrite       sim.Time
+	dqWrite      time.Duration // device queue time of the round's last write (disk QueueTime)
+	dqSync       time.Duration // device queue time of the round's flush
+	wsize        int64
+	phases       Phases
+	writeCB      func(any)
+	syncCB       func(any)
+	ckptCB       func(any)
+	ckptDone     func()
+	ckptLSN      uint64
+	ckptN        int64
+	ckptAt       sim.Time
+
+	rec     *trace.Recorder // nil unless tracing
+	trGroup trace.TrackID   // commit/redo group
+	trFsync trace.TrackID   // fsync/redo
 
 	// onFlushed, if set, runs after every round that advanced the durable
 	// LSN (the InnoDB binlog's page writer waits for its redo this way).
@@ -81,6 +89,7 @@ type Redo struct {
 
 type redoWaiter struct {
 	lsn     uint64
+	at      sim.Time // when it asked (for the trace's flow arrows)
 	durable bool
 	tl      *Timeline
 	fn      func(any)
@@ -97,7 +106,6 @@ func newRedo(env *sim.Env, cfg RedoConfig, buffered bool, vol *disk.Volume, src 
 	r.writeCB = r.onWrite
 	r.syncCB = r.onSync
 	r.ckptCB = r.onCheckpointSynced
-	r.est = newIOEstimator(vol)
 	return r
 }
 
@@ -157,7 +165,7 @@ func (r *Redo) Request(lsn uint64, durable bool, tl *Timeline, fn func(any), arg
 		r.written = r.lsn
 		return true
 	}
-	r.waiters = append(r.waiters, redoWaiter{lsn, durable, tl, fn, arg})
+	r.waiters = append(r.waiters, redoWaiter{lsn, r.env.Now(), durable, tl, fn, arg})
 	if !r.busy {
 		r.startRound()
 	}
@@ -175,7 +183,11 @@ func (r *Redo) startRound() {
 			break
 		}
 	}
-	r.tStart, r.tWrite, r.dqWrite = now, now, 0
+	r.tStart, r.tWrite, r.dqWrite, r.dqSync = now, now, 0, 0
+	r.startOfRound = r.written
+	if r.buffered {
+		r.startOfRound = r.flushed
+	}
 	r.phases.Reset()
 	r.phases.Add(now, CatGroupCommitWait)
 	var from uint64
@@ -190,7 +202,6 @@ func (r *Redo) startRound() {
 	}
 	r.pending = 0
 	r.wsize = 0
-	r.idleAt = r.vol.Idle()
 	if write {
 		start := from / r.block * r.block
 		end := (r.target + r.block - 1) / r.block * r.block
@@ -224,13 +235,14 @@ func (r *Redo) onWrite(any) {
 	}
 	now := r.env.Now()
 	r.tWrite = now
-	r.dqWrite = r.est.queueing(now.Sub(r.tStart), r.wsize, r.idleAt)
+	r.dqWrite = r.vol.QueueTime()
 	if !r.doSync {
 		r.finishRound()
 	}
 }
 
 func (r *Redo) onSync(any) {
+	r.dqSync = r.vol.QueueTime()
 	r.Syncs++
 	r.finishRound()
 }
@@ -246,6 +258,9 @@ func (r *Redo) finishRound() {
 	}
 	if r.doSync {
 		r.flushed = r.target
+		// The flush was submitted when the writes completed (tWrite, or
+		// the round's start if it wrote nothing).
+		r.phases.Add(r.tWrite.Add(r.dqSync), CatDeviceQueue)
 		r.phases.Add(now, CatRedoFsync)
 	} else {
 		r.phases.Add(now, CatRedoWrite)
@@ -270,6 +285,9 @@ func (r *Redo) finishRound() {
 	if r.doSync && ntx > 0 {
 		r.GroupSize.Record(int64(ntx))
 	}
+	if r.rec != nil {
+		r.traceRound(now, ready)
+	}
 	r.busy = false
 	synced := r.doSync
 	ph := r.phases
@@ -293,11 +311,49 @@ func (r *Redo) finishRound() {
 	r.ready = ready[:0]
 }
 
+// setTrace records the log's group-commit rounds and syncs on rec.
+func (r *Redo) setTrace(rec *trace.Recorder) {
+	r.rec = rec
+	if rec != nil {
+		r.trGroup = rec.Track("commit/redo group")
+		r.trFsync = rec.Track("fsync/redo")
+	}
+}
+
+// traceRound records the round that just ended: its span from the leader's
+// start to durable (or written), its fdatasync, and an arrow from each
+// transaction it served to it.
+func (r *Redo) traceRound(now sim.Time, ready []redoWaiter) {
+	n := 0
+	for i := range ready {
+		if tl := ready[i].tl; tl != nil {
+			n++
+			if rec, tr := tl.Trace(); rec != nil {
+				rec.Flow("log_write_up_to", tr, ready[i].at, r.trGroup, r.tStart)
+			}
+		}
+	}
+	name := "redo write"
+	if r.doSync {
+		name = "redo sync"
+	}
+	r.rec.Span(r.trGroup, name, r.tStart, now, trace.Int("group_size", int64(n)), trace.Int("bytes", r.wsize),
+		trace.Int("lsn_bytes", int64(r.target-r.startOfRound)))
+	if r.doSync {
+		from := r.tWrite
+		if r.buffered || r.wsize == 0 {
+			from = r.tStart // a buffered log's fsync writes the data itself
+		}
+		r.rec.Span(r.trFsync, "fdatasync ib_logfile0", from, now, trace.Int("bytes", r.wsize))
+	}
+}
+
 // writeCheckpoint makes lsn the checkpoint: it writes the checkpoint block
 // of ib_logfile0 and syncs it, then calls done.
 func (r *Redo) writeCheckpoint(lsn uint64, done func()) {
 	r.ckptDone = done
 	r.ckptLSN = lsn
+	r.ckptAt = r.env.Now()
 	r.file.WriteAt(int64(4096+(r.ckptN%2)*4096), 4096, r.src, nil, nil)
 	r.ckptN++
 	r.TotalDevB += 4096
@@ -305,6 +361,9 @@ func (r *Redo) writeCheckpoint(lsn uint64, done func()) {
 }
 
 func (r *Redo) onCheckpointSynced(any) {
+	if r.rec != nil {
+		r.rec.Span(r.trFsync, "checkpoint block write + fdatasync", r.ckptAt, r.env.Now(), trace.Int("checkpoint_lsn", int64(r.ckptLSN)))
+	}
 	if r.ckptLSN > r.checkpoint {
 		r.checkpoint = r.ckptLSN
 	}
@@ -324,38 +383,4 @@ func (r *Redo) resetStats() {
 	r.DevBytes, r.LSNWritten, r.Syncs, r.Writes = 0, 0, 0, 0
 	r.GroupSize.Reset()
 	r.startLSN = r.lsn
-}
-
-// ioEstimator splits an I/O's observed latency into service and queueing:
-// the disk model serves a write in a base latency (mean of write_latency)
-// plus size/transfer_rate; whatever exceeds that, for an I/O submitted to
-// a busy volume, is charged as device queueing. It is an estimate: the
-// volume does not report per-request queue time.
-type ioEstimator struct {
-	meanWrite float64 // ns
-	rate      float64 // bytes per ns; 0 = no transfer term
-}
-
-func newIOEstimator(v *disk.Volume) ioEstimator {
-	c := v.Config()
-	e := ioEstimator{meanWrite: float64(c.WriteLatency.MeanDuration())}
-	if c.TransferRate > 0 {
-		e.rate = float64(c.TransferRate) / 1e9
-	}
-	return e
-}
-
-func (e ioEstimator) queueing(observed time.Duration, size int64, idleAtSubmit bool) time.Duration {
-	if idleAtSubmit {
-		return 0
-	}
-	svc := e.meanWrite
-	if e.rate > 0 {
-		svc += float64(size) / e.rate
-	}
-	q := float64(observed) - svc
-	if q <= 0 {
-		return 0
-	}
-	return time.Duration(q)
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "simrun/sim"
+import (
+	"simrun/internal/trace"
+	"simrun/sim"
+)
 
 // Cat is a category of a transaction's time: where its latency went.
 type Cat uint8
@@ -29,6 +32,12 @@ var catNames = [...]string{
 	"group_commit_wait", "redo_write", "redo_fsync", "binlog_write", "binlog_fsync", "device_queue",
 }
 
+// catLabels name the categories on a trace's client tracks.
+var catLabels = [...]string{
+	"cpu", "cpu wait", "client round trips", "page read", "checkpoint stall", "log buffer wait",
+	"group commit wait", "redo write", "redo fsync", "binlog write", "binlog fsync", "device queue",
+}
+
 func (c Cat) String() string {
 	if int(c) < len(catNames) {
 		return catNames[c]
@@ -36,23 +45,50 @@ func (c Cat) String() string {
 	return "cat?"
 }
 
+// Label returns the category's name as a trace shows it ("redo fsync").
+func (c Cat) Label() string {
+	if int(c) < len(catLabels) {
+		return catLabels[c]
+	}
+	return "cat?"
+}
+
 // Timeline accumulates one transaction's time per category. Last is the
 // time up to which the transaction's time has been charged; Mark charges
 // the span since then.
+//
+// With a trace recorder (SetTrace), every charged stretch is also a span
+// named after its category on the transaction's track: the sequence of
+// Mark calls is exactly where the transaction waited, so the trace needs
+// no bookkeeping of its own.
 type Timeline struct {
 	Start sim.Time
 	Last  sim.Time
 	Comp  [NumCats]int64 // ns
+
+	rec   *trace.Recorder
+	track trace.TrackID
 }
+
+// SetTrace records the timeline's stretches on track of rec (nil: off).
+func (t *Timeline) SetTrace(rec *trace.Recorder, track trace.TrackID) {
+	t.rec, t.track = rec, track
+}
+
+// Trace returns the recorder and track set by SetTrace.
+func (t *Timeline) Trace() (*trace.Recorder, trace.TrackID) { return t.rec, t.track }
 
 // Begin starts a transaction at now.
 func (t *Timeline) Begin(now sim.Time) {
-	*t = Timeline{Start: now, Last: now}
+	*t = Timeline{Start: now, Last: now, rec: t.rec, track: t.track}
 }
 
 // Mark charges [Last, now] to c. A now at or before Last charges nothing.
 func (t *Timeline) Mark(now sim.Time, c Cat) {
 	if now > t.Last {
+		if t.rec != nil {
+			t.rec.Span(t.track, c.Label(), t.Last, now)
+		}
 		t.Comp[c] += int64(now - t.Last)
 		t.Last = now
 	}
@@ -64,6 +100,14 @@ func (t *Timeline) MarkCPU(now sim.Time, service int64) {
 	span := int64(now - t.Last)
 	if service > span {
 		service = span
+	}
+	if t.rec != nil {
+		if span > service {
+			t.rec.Span(t.track, CatCPUWait.Label(), t.Last, now-sim.Time(service))
+		}
+		if service > 0 {
+			t.rec.Span(t.track, CatCPU.Label(), now-sim.Time(service), now)
+		}
 	}
 	t.Comp[CatCPU] += service
 	t.Comp[CatCPUWait] += span - service

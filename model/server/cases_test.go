@@ -175,9 +175,7 @@ func TestStudy(t *testing.T) {
 		t.Errorf("Case2 averages %.1f KB per write, published 35-70", kb)
 	}
 	if kb := num(got["Case8"], "disk", "avg_write_kB"); kb < 8 || kb > 15 {
-		// Known gap (docs/validation.md): the disk model commits the
-		// filesystem journal with one write where jbd2 issues two.
-		t.Logf("Case8 averages %.1f KB per write, outside the published 8-15", kb)
+		t.Errorf("Case8 averages %.1f KB per write, published 8-15", kb)
 	}
 }
 
@@ -244,14 +242,22 @@ func TestSensitivity(t *testing.T) {
 		{name: "io_capacity 2000/4000", tweak: func(e *engine.Config) { e.Flushing.IOCapacity, e.Flushing.IOCapacityMax = 2000, 4000 }},
 		{name: "buffer pool 12GiB", tweak: func(e *engine.Config) { e.BufferPool.Size = 12 * sim.GiB }},
 		{name: "buffer pool 2GiB", tweak: func(e *engine.Config) { e.BufferPool.Size = 2 * sim.GiB }},
-		{name: "volume latency x0.5", vol: scaleLat(0.5 / 0.62)},
-		{name: "volume latency x0.75", vol: scaleLat(0.75 / 0.62)},
-		{name: "volume latency x1 (preset)", vol: scaleLat(1 / 0.62)},
+		{name: "volume latency x0.81", vol: scaleLat(0.5 / 0.62)},
+		{name: "volume latency x1.21", vol: scaleLat(0.75 / 0.62)},
+		{name: "volume latency x1.61", vol: scaleLat(1 / 0.62)},
+		// The study's latencies were derived (mechanisms-notes §2.3) so that
+		// an appending write+fsync costs 1.5 ms with a one-write journal
+		// commit; with jbd2's commit (journal blocks, flush, commit block)
+		// the same rule gives these latencies x0.705 (docs/validation.md).
+		{name: "latency re-derived for the jbd2 commit x0.705", vol: scaleLat(0.705)},
+		{name: "cpu.cv 0 (constant statement CPU)", tweak: func(e *engine.Config) { e.CPU.CV = 0 }},
+		{name: "cpu.cv 1", tweak: func(e *engine.Config) { e.CPU.CV = 1 }},
 		{name: "doublewrite off", tweak: func(e *engine.Config) { e.Flushing.Doublewrite = false }},
 		{name: "ibb_flush_batch 1", tweak: func(e *engine.Config) { e.Binlog.IBBFlushBatch = 1 }},
 		{name: "CPU +10%", tweak: scaleCPU(1.1)},
 		{name: "CPU -10%", tweak: scaleCPU(0.9)},
 		{name: "54MB/s default", thin: true},
+		{name: "54MB/s latency re-derived x0.705", thin: true, vol: scaleLat(0.705)},
 		{name: "54MB/s redo 1GiB", thin: true, tweak: func(e *engine.Config) { e.Redo.LogFileSize = sim.GiB }},
 		{name: "54MB/s redo 8GiB", thin: true, tweak: func(e *engine.Config) { e.Redo.LogFileSize = 8 * sim.GiB }},
 		{name: "54MB/s io_capacity 2000/4000", thin: true, tweak: func(e *engine.Config) { e.Flushing.IOCapacity, e.Flushing.IOCapacityMax = 2000, 4000 }},
@@ -339,12 +345,12 @@ func TestReport(t *testing.T) {
 				num(m, "pages_flushed_per_s"), num(m, "checkpoint_age_mb", "avg"), num(m, "checkpoint_age_mb", "max"), num(m, "checkpoint_age_mb", "stalls"),
 				num(m, "tx_per_group", "redo_sync"), num(m, "tx_per_group", "binlog"), num(m, "cpu_util_pct"))
 		}
-		t.Log("| case | latency avg | p95 | p99 | cpu | cpu_wait | client_rtt | checkpoint_stall | group_commit_wait | redo_write | redo_fsync | binlog_write | binlog_fsync | device_queue |")
+		t.Log("| case | latency avg | p50 | p95 | p99 | cpu | cpu_wait | client_rtt | checkpoint_stall | group_commit_wait | redo_write | redo_fsync | binlog_write | binlog_fsync | device_queue |")
 		for i, c := range study {
 			m := ms[i]
 			b := func(k string) float64 { return num(m, "commit_breakdown_ms", k) }
-			t.Logf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |", c.name,
-				num(m, "latency_ms", "avg"), num(m, "latency_ms", "p95"), num(m, "latency_ms", "p99"), b("cpu"), b("cpu_wait"), b("client_rtt"),
+			t.Logf("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |", c.name,
+				num(m, "latency_ms", "avg"), num(m, "latency_ms", "p50"), num(m, "latency_ms", "p95"), num(m, "latency_ms", "p99"), b("cpu"), b("cpu_wait"), b("client_rtt"),
 				b("checkpoint_stall"), b("group_commit_wait"), b("redo_write"), b("redo_fsync"), b("binlog_write"), b("binlog_fsync"), b("device_queue"))
 		}
 	}

@@ -11,6 +11,13 @@
 // a category, so the commit_breakdown_ms of the result adds up to the mean
 // latency.
 //
+// Each query's server CPU varies around its mean (engine cpu.cv), so a
+// CPU-bound run has a latency distribution rather than a single value.
+//
 // RunSysbench is the entry point the scenario runner calls; it returns the
-// metrics block documented in docs/model-commit.md.
+// metrics block documented in docs/model-commit.md. RunSysbenchTraced also
+// records a window of the run for a Perfetto trace (Sysbench.SetTrace):
+// client threads with their statements and the stage each commit waited
+// in, redo and binlog group commits, fsyncs, page-cleaner and doublewrite
+// batches, and device I/Os, each on its own track.
 package server

@@ -2,8 +2,10 @@ package server
 
 import (
 	"fmt"
+	"math"
 	"time"
 
+	"simrun/internal/trace"
 	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
@@ -38,14 +40,23 @@ type Sysbench struct {
 	tps                      *stats.Series
 	maxRes                   int64 // largest uncharged remainder seen (should be 0)
 	stopping                 bool
+
+	rec *trace.Recorder // nil unless tracing
 }
 
 type client struct {
 	s     *Sysbench
+	id    int
 	tx    workload.Tx
 	ctx   commit.Tx
 	pages []int32
 	cpu   time.Duration
+	qcpu  []time.Duration // CPU of each query (BEGIN, statements, COMMIT), client part included
+	n     int64           // transactions this thread started
+
+	// trace
+	track    trace.TrackID
+	commitAt sim.Time
 
 	freeCB, rttCB, cpuCB, residentCB, doneCB, startCB func(any)
 }
@@ -89,12 +100,38 @@ func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, w
 	q := int64(wl.Sysbench.StmtsPerTx() + 2)
 	s.rttTx = time.Duration(q) * wl.Sysbench.RoundTrip.D()
 	for i := 0; i < wl.Sysbench.Threads; i++ {
-		c := &client{s: s}
+		c := &client{s: s, id: i}
 		c.freeCB, c.rttCB, c.cpuCB, c.residentCB, c.doneCB, c.startCB = c.onFree, c.onRTT, c.onCPU, c.onResident, c.onDone, c.onStart
 		c.ctx.Done, c.ctx.Arg = c.doneCB, c
 		s.clients = append(s.clients, c)
 	}
 	return s, nil
+}
+
+// SetTrace records the run on rec (nil: off); call it before Start. Each
+// client thread gets a track "clients/thread NN" (NN is sysbench's 0-based
+// thread id) with a span per transaction; inside it, one span per stretch
+// of its time named after the breakdown category it was charged to
+// (checkpoint stall, client round trips, cpu wait, cpu, group commit wait,
+// device queue, redo write, redo fsync, binlog write, binlog fsync, ...),
+// the statements inside the cpu span, and a "commit wait" span around the
+// commit's stretches. The engine and the commit pipeline record their
+// groups, syncs and flushes (Engine.SetTrace, Pipeline.SetTrace), and the
+// volume its device I/Os (disk.Volume.SetTrace); arrows lead from a
+// transaction to the group commits that served it. Tracks are created in
+// that order, so the viewer lists clients first and the device last.
+func (s *Sysbench) SetTrace(rec *trace.Recorder) {
+	s.rec = rec
+	for _, c := range s.clients {
+		c.track = 0
+		if rec != nil {
+			c.track = rec.Track(fmt.Sprintf("clients/thread %02d", c.id))
+		}
+		c.ctx.TL.SetTrace(rec, c.track)
+	}
+	s.eng.SetTrace(rec)
+	s.pipe.SetTrace(rec)
+	s.vol.SetTrace(rec)
 }
 
 // Engine returns the engine (for tests and reports).
@@ -119,6 +156,7 @@ func (c *client) start() {
 	now := s.env.Now()
 	s.started++
 	s.startedAll++
+	c.n++
 	c.ctx.TL.Begin(now)
 	s.gen.Next(&c.tx)
 	c.ctx.BinlogBytes = 0
@@ -146,16 +184,29 @@ func (c *client) onResident(any) {
 	c.s.env.AfterArg(c.s.rttTx, c.rttCB, c)
 }
 
-// onRTT: the CPU of every query, server and client side, as one job.
+// onRTT: the CPU of every query, server and client side, as one job. The
+// server CPU of the queries is drawn around its mean (Engine.SampleCPU);
+// the client's CPU and the binlog copy are taken as constant.
 func (c *client) onRTT(any) {
 	s := c.s
 	c.ctx.TL.Mark(s.env.Now(), engine.CatClient)
 	cfg := s.eng.Config().CPU
-	d := cfg.Begin.D() + s.pipe.CommitCPU() + s.pipe.BinlogCPU(c.ctx.BinlogBytes)
+	c.qcpu = append(c.qcpu[:0], cfg.Begin.D())
 	for _, st := range c.tx.Stmts {
-		d += s.eng.StmtCPU(st.Kind)
+		c.qcpu = append(c.qcpu, s.eng.StmtCPU(st.Kind))
 	}
-	d += time.Duration(c.tx.Queries()) * s.wl.ClientCPU.D()
+	c.qcpu = append(c.qcpu, s.pipe.CommitCPU())
+	f := s.eng.SampleCPU(c.qcpu)
+	cl := s.wl.ClientCPU.D()
+	var d time.Duration
+	for i, q := range c.qcpu {
+		q = time.Duration(math.Round(float64(q)*f)) + cl
+		if i == len(c.qcpu)-1 {
+			q += s.pipe.BinlogCPU(c.ctx.BinlogBytes)
+		}
+		c.qcpu[i] = q
+		d += q
+	}
 	c.cpu = d
 	s.cpu.Submit(d, c.cpuCB, c)
 }
@@ -164,7 +215,12 @@ func (c *client) onRTT(any) {
 // and the log, and the commit starts.
 func (c *client) onCPU(any) {
 	s := c.s
-	c.ctx.TL.MarkCPU(s.env.Now(), int64(c.cpu))
+	now := s.env.Now()
+	c.ctx.TL.MarkCPU(now, int64(c.cpu))
+	if s.rec != nil {
+		c.traceStatements(now)
+		c.commitAt = now
+	}
 	s.eng.ApplyBody(&c.tx, c.pages)
 	s.pipe.Commit(&c.ctx)
 }
@@ -181,6 +237,13 @@ func (c *client) onDone(any) {
 		tl.Mark(now, engine.CatGroupCommitWait)
 	}
 	s.committedAll++
+	if s.rec != nil {
+		if now > c.commitAt {
+			s.rec.Span(c.track, "commit wait", c.commitAt, now)
+		}
+		s.rec.Span(c.track, "transaction", tl.Start, now, trace.Int("thread_tx", c.n),
+			trace.Int("statements", int64(c.tx.Queries())), trace.Int("binlog_bytes", c.ctx.BinlogBytes))
+	}
 	if tl.Start >= s.since {
 		s.committed++
 		s.lat.Record(int64(now - tl.Start))
@@ -193,6 +256,28 @@ func (c *client) onDone(any) {
 		return
 	}
 	c.start()
+}
+
+// queryNames are the statements as the trace names them.
+var queryNames = [workload.NumStmtKinds]string{"UPDATE k=k+1", "UPDATE c=?", "DELETE", "INSERT"}
+
+// traceStatements lays the queries' CPU out as consecutive spans at the end
+// of the CPU job that ended at now: the model runs them as one job, in
+// this order, so each span is where its CPU would have gone.
+func (c *client) traceStatements(now sim.Time) {
+	s := c.s
+	t := now - sim.Time(c.cpu)
+	for i, d := range c.qcpu {
+		name := "BEGIN"
+		switch {
+		case i == len(c.qcpu)-1:
+			name = "COMMIT"
+		case i > 0:
+			name = queryNames[c.tx.Stmts[i-1].Kind]
+		}
+		s.rec.Span(c.track, name, t, t+sim.Time(d))
+		t += sim.Time(d)
+	}
 }
 
 // Stop lets the transactions in flight finish and starts no more (sysbench
@@ -345,6 +430,12 @@ func (s *Sysbench) Metrics() map[string]any {
 // warmup + duration of virtual time and returns the metrics of the
 // measured window (after the warm-up).
 func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config, warmup, duration time.Duration) (map[string]any, error) {
+	return RunSysbenchTraced(env, cores, vol, eng, wl, warmup, duration, nil)
+}
+
+// RunSysbenchTraced is RunSysbench that also records the run on rec (nil:
+// no trace), the volume's I/Os included; see Sysbench.SetTrace.
+func RunSysbenchTraced(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config, warmup, duration time.Duration, rec *trace.Recorder) (map[string]any, error) {
 	if duration <= 0 {
 		return nil, fmt.Errorf("duration: must be > 0, got %v", duration)
 	}
@@ -354,6 +445,9 @@ func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, w
 	s, err := NewSysbench(env, cores, vol, eng, wl)
 	if err != nil {
 		return nil, err
+	}
+	if rec != nil {
+		s.SetTrace(rec)
 	}
 	s.Start()
 	env.RunUntil(env.Now().Add(warmup))
