@@ -10,7 +10,7 @@ import (
 	"simrun/sim"
 )
 
-var sweep = flag.Bool("sweep", false, "run the worker and hot-row sweeps of docs/validation-applier.md and print them")
+var sweep = flag.Bool("sweep", false, "run the worker and hot-row sweeps of docs/validation.md and print them")
 
 type sweepPoint struct {
 	label string
