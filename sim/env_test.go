@@ -404,3 +404,33 @@ func TestFIFO(t *testing.T) {
 		t.Fatalf("Len = %d, want %d", q.Len(), len(want))
 	}
 }
+
+func TestHeap(t *testing.T) {
+	h := NewHeap(func(a, b int) bool { return a < b })
+	s := NewStream(6, "heap")
+	var ref []int
+	for i := 0; i < 4000; i++ {
+		if h.Len() == 0 || s.IntN(3) > 0 {
+			v := s.IntN(500)
+			h.Push(v)
+			ref = append(ref, v)
+			continue
+		}
+		min := 0
+		for j := range ref {
+			if ref[j] < ref[min] {
+				min = j
+			}
+		}
+		if h.Min() != ref[min] {
+			t.Fatalf("Min = %d, want %d", h.Min(), ref[min])
+		}
+		if got := h.Pop(); got != ref[min] {
+			t.Fatalf("Pop = %d, want %d", got, ref[min])
+		}
+		ref = append(ref[:min], ref[min+1:]...)
+	}
+	if h.Len() != len(ref) {
+		t.Fatalf("Len = %d, want %d", h.Len(), len(ref))
+	}
+}

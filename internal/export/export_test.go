@@ -207,10 +207,10 @@ func TestNotebookStructure(t *testing.T) {
 // no directory, host name or timestamp reaches any file.
 func TestNoLeaks(t *testing.T) {
 	d := plottest.Run()
-	d.Scenario = "/home/alice/work/scenarios/binlog.toml"
+	d.Scenario = "/home/alice/projects/scenarios/binlog.toml"
 	host, _ := os.Hostname()
 	wd, _ := os.Getwd()
-	opt := Options{Scenario: []byte("seed = 1\n"), ScenarioFile: "/home/alice/work/scenarios/binlog.toml", Width: 320, Height: 200}
+	opt := Options{Scenario: []byte("seed = 1\n"), ScenarioFile: "/home/alice/projects/scenarios/binlog.toml", Width: 320, Height: 200}
 	stamp := regexp.MustCompile(`\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}`)
 	for _, f := range Formats() {
 		files, err := Export(d, f, "/tmp/out/export."+string(f), opt)

@@ -28,10 +28,10 @@ type csa struct {
 	readHead int64 // last transaction whose GTID event was read
 	busy     bool
 	waking   bool
-	ready    seqHeap
-	blocked  depHeap
-	memory   int64 // all event bytes held: window GTID events + events being executed
-	execMem  int64 // event bytes of transactions being executed
+	ready    *sim.Heap[int64]   // sequence numbers ready to apply
+	blocked  *sim.Heap[depItem] // waiting for their dependencies
+	memory   int64              // all event bytes held: window GTID events + events being executed
+	execMem  int64              // event bytes of transactions being executed
 	memWait  []*worker
 	memHead  int
 
@@ -42,7 +42,7 @@ type csa struct {
 }
 
 func newCSA(r *replica) *csa {
-	c := &csa{r: r}
+	c := &csa{r: r, ready: sim.NewHeap(func(a, b int64) bool { return a < b }), blocked: sim.NewHeap(depItem.less)}
 	for i := range r.cfg.Workers {
 		c.ws = append(c.ws, &worker{id: int32(i)})
 	}
@@ -78,8 +78,8 @@ func (c *csa) step() {
 	}
 	r := c.r
 	now := r.env.Now()
-	if len(c.ready) > 0 && len(c.free) > 0 {
-		seq := c.ready.pop()
+	if c.ready.Len() > 0 && len(c.free) > 0 {
+		seq := c.ready.Pop()
 		w := c.free[len(c.free)-1]
 		c.free = c.free[:len(c.free)-1]
 		t := r.ring.at(seq)
@@ -114,9 +114,9 @@ func (c *csa) onRead(any) {
 	t := r.ring.at(seq)
 	t.mark = r.env.Now()
 	if last := r.last(seq); last <= r.lwmApplied {
-		c.ready.push(seq)
+		c.ready.Push(seq)
 	} else {
-		c.blocked.push(depItem{last, seq})
+		c.blocked.Push(depItem{last, seq})
 	}
 	c.step()
 }
@@ -262,8 +262,8 @@ func (c *csa) commitWorker() *worker {
 func (c *csa) appliedAdvanced() {
 	r := c.r
 	moved := false
-	for len(c.blocked) > 0 && c.blocked[0].last <= r.lwmApplied {
-		c.ready.push(c.blocked.pop().seq)
+	for c.blocked.Len() > 0 && c.blocked.Min().last <= r.lwmApplied {
+		c.ready.Push(c.blocked.Pop().seq)
 		moved = true
 	}
 	if moved {

@@ -77,101 +77,11 @@ func (r *trxRing) grow() {
 	r.buf, r.mask = buf, n-1
 }
 
-// seqHeap is a min-heap of sequence numbers (CSA's ready set).
-type seqHeap []int64
-
-func (h *seqHeap) push(s int64) {
-	*h = append(*h, s)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if a[p] <= s {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = s
-}
-
-func (h *seqHeap) pop() int64 {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	last := a[n]
-	*h = a[:n]
-	a = a[:n]
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && a[c+1] < a[c] {
-			c++
-		}
-		if a[c] >= last {
-			break
-		}
-		a[i] = a[c]
-		i = c
-	}
-	if n > 0 {
-		a[i] = last
-	}
-	return top
-}
-
 // depItem is a transaction waiting for its dependencies, keyed by
 // last_committed.
 type depItem struct{ last, seq int64 }
 
-// depHeap is a min-heap by last_committed (ties by seq), so that a rising
-// watermark releases waiting transactions in O(log n) each.
-type depHeap []depItem
-
+// The blocked set is a sim.Heap of depItems by last_committed (ties by
+// seq), so that a rising watermark releases waiting transactions in
+// O(log n) each.
 func (a depItem) less(b depItem) bool { return a.last < b.last || a.last == b.last && a.seq < b.seq }
-
-func (h *depHeap) push(x depItem) {
-	*h = append(*h, x)
-	a := *h
-	i := len(a) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !x.less(a[p]) {
-			break
-		}
-		a[i] = a[p]
-		i = p
-	}
-	a[i] = x
-}
-
-func (h *depHeap) pop() depItem {
-	a := *h
-	top := a[0]
-	n := len(a) - 1
-	last := a[n]
-	a = a[:n]
-	*h = a
-	i := 0
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if c+1 < n && a[c+1].less(a[c]) {
-			c++
-		}
-		if !a[c].less(last) {
-			break
-		}
-		a[i] = a[c]
-		i = c
-	}
-	if n > 0 {
-		a[i] = last
-	}
-	return top
-}
