@@ -25,7 +25,7 @@ type record struct {
 type Env struct {
 	now     Time
 	seq     uint64
-	heap    radixQueue
+	queue   radixQueue
 	nowq    FIFO[entry] // events due at the current instant, in order
 	slab    []record
 	free    []int32
@@ -51,7 +51,7 @@ func (e *Env) Events() uint64 { return e.events }
 
 // Pending returns the number of scheduled events not yet run, counting
 // cancelled events whose entries have not yet been discarded.
-func (e *Env) Pending() int { return e.heap.len() + e.nowq.Len() }
+func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() }
 
 func callNullary(a any) { a.(func())() }
 
@@ -104,7 +104,7 @@ func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
 	if t == e.now {
 		e.nowq.Push(en)
 	} else {
-		e.heap.push(en)
+		e.queue.push(en)
 	}
 	return Timer{seq: e.seq, slot: slot}
 }
@@ -133,12 +133,12 @@ func (e *Env) release(slot int32) {
 // cancelled entries on the way. ok is false when nothing is pending.
 func (e *Env) peek() (en entry, fromNow bool, ok bool) {
 	for {
-		hasHeap, hasNow := e.heap.len() > 0, e.nowq.Len() > 0
+		hasHeap, hasNow := e.queue.len() > 0, e.nowq.Len() > 0
 		switch {
-		case hasNow && (!hasHeap || e.nowq.Front().before(e.heap.top())):
+		case hasNow && (!hasHeap || e.nowq.Front().before(e.queue.top())):
 			en, fromNow = e.nowq.Front(), true
 		case hasHeap:
-			en, fromNow = e.heap.top(), false
+			en, fromNow = e.queue.top(), false
 		default:
 			return entry{}, false, false
 		}
@@ -149,7 +149,7 @@ func (e *Env) peek() (en entry, fromNow bool, ok bool) {
 		if fromNow {
 			e.nowq.Pop()
 		} else {
-			e.heap.pop()
+			e.queue.pop()
 		}
 	}
 }
@@ -165,21 +165,27 @@ func (e *Env) NextAt() Time {
 
 // Step runs the next event. It returns false when no event is pending.
 func (e *Env) Step() bool {
-	en, fromNow, ok := e.peek()
-	if !ok {
-		return false
+	for {
+		var en entry
+		switch {
+		case e.nowq.Len() > 0 && (e.queue.len() == 0 || e.nowq.Front().before(e.queue.top())):
+			en = e.nowq.Pop()
+		case e.queue.len() > 0:
+			en = e.queue.pop()
+		default:
+			return false
+		}
+		slot := en.slot()
+		r := e.slab[slot]
+		if r.seq != en.seq() {
+			continue // cancelled: its slot was freed (and maybe reused) already
+		}
+		e.release(slot)
+		e.now = en.at
+		e.events++
+		r.fn(r.arg)
+		return true
 	}
-	if fromNow {
-		e.nowq.Pop()
-	} else {
-		e.heap.pop()
-	}
-	r := e.slab[en.slot()]
-	e.release(en.slot())
-	e.now = en.at
-	e.events++
-	r.fn(r.arg)
-	return true
 }
 
 // Stop makes the running Run, RunUntil or RunWhile return after the
