@@ -460,7 +460,11 @@ func (e env) validateCmd(args []string) error {
 		var el scenarios.ErrorList
 		switch {
 		case err == nil:
-			fmt.Fprintf(e.stdout, "ok %s (%d cases)\n", sc.File, len(sc.Cases))
+			plural := "s"
+			if len(sc.Cases) == 1 {
+				plural = ""
+			}
+			fmt.Fprintf(e.stdout, "ok %s (%d case%s)\n", sc.File, len(sc.Cases), plural)
 		case errors.As(err, &el):
 			all = append(all, el...)
 		default:
