@@ -28,7 +28,7 @@ type ibbLog struct {
 
 	batch    int   // full pages the flush thread writes at once
 	pos      int64 // binlog bytes appended
-	pending  pageRing
+	pending  sim.FIFO[ibbPage]
 	partial  ibbPage // the page holding pos (firstLSN 0 when clean)
 	busy     bool
 	inflight uint64 // smallest first LSN of the pages being written, 0 if none
@@ -54,33 +54,6 @@ type ibbPage struct {
 	idx      int64
 	firstLSN uint64
 	lastLSN  uint64
-}
-
-type pageRing struct {
-	buf  []ibbPage
-	head int
-	n    int
-}
-
-func (r *pageRing) push(p ibbPage) {
-	if r.n == len(r.buf) {
-		g := make([]ibbPage, max(64, 2*len(r.buf)))
-		for i := 0; i < r.n; i++ {
-			g[i] = r.buf[(r.head+i)%len(r.buf)]
-		}
-		r.buf, r.head = g, 0
-	}
-	r.buf[(r.head+r.n)%len(r.buf)] = p
-	r.n++
-}
-
-func (r *pageRing) at(i int) ibbPage { return r.buf[(r.head+i)%len(r.buf)] }
-
-func (r *pageRing) pop() ibbPage {
-	p := r.buf[r.head]
-	r.head = (r.head + 1) % len(r.buf)
-	r.n--
-	return p
 }
 
 func newIBB(env *sim.Env, vol *disk.Volume, eng *engine.Engine, maxSize int64, batch int, src disk.Source) *ibbLog {
@@ -109,7 +82,7 @@ func (b *ibbLog) append(n int64, lsn uint64) {
 		b.pos += k
 		n -= k
 		if k == room {
-			b.pending.push(b.partial)
+			b.pending.Push(b.partial)
 			b.partial = ibbPage{}
 		}
 	}
@@ -123,8 +96,8 @@ func (b *ibbLog) OldestLSN() uint64 {
 	if b.inflight != 0 {
 		t = b.inflight
 	}
-	if b.pending.n > 0 {
-		if l := b.pending.at(0).firstLSN; t == 0 || l < t {
+	if b.pending.Len() > 0 {
+		if l := b.pending.At(0).firstLSN; t == 0 || l < t {
 			t = l
 		}
 	}
@@ -158,12 +131,12 @@ func (b *ibbLog) trigger() {
 		}
 		return
 	}
-	if b.pending.n < b.batch {
+	if b.pending.Len() < b.batch {
 		return
 	}
 	flushed := b.eng.Redo.Flushed()
 	n := 0
-	for n < b.pending.n && b.pending.at(n).lastLSN <= flushed {
+	for n < b.pending.Len() && b.pending.At(n).lastLSN <= flushed {
 		n++
 	}
 	if n < b.batch {
@@ -173,7 +146,7 @@ func (b *ibbLog) trigger() {
 	b.writePages(n, false)
 }
 
-func (b *ibbLog) onWAL(any) { b.writePages(b.pending.n, true) }
+func (b *ibbLog) onWAL(any) { b.writePages(b.pending.Len(), true) }
 
 // writePages writes the first n pending pages (and the partial page if
 // withPartial) as contiguous writes per file.
@@ -199,7 +172,7 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 		runStart = -1
 	}
 	for i := 0; i < n; i++ {
-		p := b.pending.pop()
+		p := b.pending.Pop()
 		if b.inflight == 0 || p.firstLSN < b.inflight {
 			b.inflight = p.firstLSN
 		}

@@ -1,6 +1,10 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+
+	"simrun/sim"
+)
 
 // A page's word holds its oldest-modification LSN in the low 62 bits and
 // two state bits, so that an access touches one cache line.
@@ -24,8 +28,8 @@ const (
 type BufferPool struct {
 	npages   int
 	frames   int
-	word     []uint64 // per page: state bits | oldest modification LSN (0 = clean)
-	fl       flushList
+	word     []uint64             // per page: state bits | oldest modification LSN (0 = clean)
+	fl       sim.FIFO[flushEntry] // the flush list: dirty pages by oldest modification
 	dirty    int
 	resident int
 	hand     int
@@ -38,36 +42,6 @@ type BufferPool struct {
 type flushEntry struct {
 	lsn  uint64
 	page int32
-}
-
-type flushList struct {
-	buf  []flushEntry
-	head int
-	n    int
-}
-
-func (f *flushList) push(e flushEntry) {
-	if f.n == len(f.buf) {
-		grown := make([]flushEntry, max(1024, 2*len(f.buf)))
-		for i := 0; i < f.n; i++ {
-			grown[i] = f.buf[(f.head+i)%len(f.buf)]
-		}
-		f.buf, f.head = grown, 0
-	}
-	f.buf[(f.head+f.n)%len(f.buf)] = e
-	f.n++
-}
-
-func (f *flushList) front() flushEntry { return f.buf[f.head] }
-
-func (f *flushList) at(i int) flushEntry { return f.buf[(f.head+i)%len(f.buf)] }
-
-func (f *flushList) pop() {
-	f.head++
-	if f.head == len(f.buf) {
-		f.head = 0
-	}
-	f.n--
 }
 
 // NewBufferPool returns a pool of frames frames over npages page ids. If
@@ -120,7 +94,7 @@ func (b *BufferPool) Touch(p int32, lsn uint64) bool {
 	b.Hits++
 	if lsn != 0 && w&lsnMask == 0 {
 		w |= lsn
-		b.fl.push(flushEntry{lsn, p})
+		b.fl.Push(flushEntry{lsn, p})
 		b.dirty++
 	}
 	b.word[p] = w | pgRef
@@ -208,22 +182,22 @@ func (b *BufferPool) Clean(p int32) uint64 {
 
 // skipStale drops stale entries at the head of the flush list.
 func (b *BufferPool) skipStale() {
-	for b.fl.n > 0 {
-		e := b.fl.front()
+	for b.fl.Len() > 0 {
+		e := b.fl.Front()
 		if b.word[e.page]&lsnMask == e.lsn {
 			return
 		}
-		b.fl.pop()
+		b.fl.Pop()
 	}
 }
 
 // OldestLSN returns the oldest modification LSN of any dirty page, or 0.
 func (b *BufferPool) OldestLSN() uint64 {
 	b.skipStale()
-	if b.fl.n == 0 {
+	if b.fl.Len() == 0 {
 		return 0
 	}
-	return b.fl.front().lsn
+	return b.fl.Front().lsn
 }
 
 // TakeOldest removes up to n pages from the head of the flush list whose
@@ -234,14 +208,14 @@ func (b *BufferPool) TakeOldest(dst []int32, n int, limit uint64) ([]int32, uint
 	var minLSN uint64
 	for n > 0 {
 		b.skipStale()
-		if b.fl.n == 0 {
+		if b.fl.Len() == 0 {
 			break
 		}
-		e := b.fl.front()
+		e := b.fl.Front()
 		if limit != 0 && e.lsn >= limit {
 			break
 		}
-		b.fl.pop()
+		b.fl.Pop()
 		b.word[e.page] &^= lsnMask
 		b.dirty--
 		if minLSN == 0 {
@@ -258,8 +232,8 @@ func (b *BufferPool) TakeOldest(dst []int32, n int, limit uint64) ([]int32, uint
 // pages_for_lsn scan).
 func (b *BufferPool) CountBelow(target uint64, limit int) int {
 	n := 0
-	for i := 0; i < b.fl.n && n < limit; i++ {
-		e := b.fl.at(i)
+	for i := 0; i < b.fl.Len() && n < limit; i++ {
+		e := b.fl.At(i)
 		if b.word[e.page]&lsnMask != e.lsn {
 			continue
 		}
