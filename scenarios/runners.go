@@ -224,10 +224,21 @@ func runSysbench(rc RunContext) (result.Metrics, error) {
 		return nil, err
 	}
 	wl := workload.Config{Kind: "sysbench", Sysbench: rc.Config.Workload.Sysbench}
-	// The server records the volume's I/Os too, after its own tracks.
-	m, err := server.RunSysbenchTraced(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, wl, rc.Warmup, rc.Duration, rc.Trace)
+	s, err := server.NewSysbench(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, wl)
 	if err != nil {
 		return nil, err
 	}
-	return result.Metrics(m), nil
+	if rc.Trace != nil {
+		s.SetTrace(rc.Trace) // the server records the volume's I/Os too, after its own tracks
+	}
+	s.Start()
+	// rc.RunUntil, not env.RunUntil: Ctrl-C stops a long case promptly.
+	if err := rc.RunUntil(env, sim.At(rc.Warmup)); err != nil {
+		return nil, err
+	}
+	s.ResetStats()
+	if err := rc.RunUntil(env, rc.End()); err != nil {
+		return nil, err
+	}
+	return result.Metrics(s.Metrics()), nil
 }
