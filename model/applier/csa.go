@@ -43,12 +43,7 @@ type csa struct {
 
 func newCSA(r *replica) *csa {
 	c := &csa{r: r, ready: sim.NewHeap(func(a, b int64) bool { return a < b }), blocked: sim.NewHeap(depItem.less)}
-	for i := range r.cfg.Workers {
-		c.ws = append(c.ws, &worker{id: int32(i)})
-	}
-	for i := len(c.ws) - 1; i >= 0; i-- {
-		c.free = append(c.free, c.ws[i])
-	}
+	c.ws, c.free = newWorkers(r.cfg.Workers)
 	c.readDone = c.onRead
 	c.dispatchDone = c.onDispatched
 	c.workerStart = c.onWorkerStart

@@ -51,13 +51,7 @@ type mta struct {
 
 func newMTA(r *replica) *mta {
 	m := &mta{r: r, next: 1, gaqHead: 1, state: csWaitRelay}
-	for i := range r.cfg.Workers {
-		w := &worker{id: int32(i)}
-		m.ws = append(m.ws, w)
-	}
-	for i := len(m.ws) - 1; i >= 0; i-- {
-		m.free = append(m.free, m.ws[i])
-	}
+	m.ws, m.free = newWorkers(r.cfg.Workers)
 	m.gtidDone = m.onGTID
 	m.dispatchDone = m.onDispatched
 	m.workerStart = m.onWorkerStart

@@ -37,6 +37,18 @@ const (
 var workerStateNames = [wsN]string{"idle", "apply", "lock_wait", "mem_wait", "parked", "commit"}
 
 // worker is one applier worker thread.
+// newWorkers returns n workers and the free stack that hands out worker 0
+// first (both appliers take free workers from the end of the stack).
+func newWorkers(n int) (ws, free []*worker) {
+	ws = make([]*worker, n)
+	free = make([]*worker, n)
+	for i := range ws {
+		ws[i] = &worker{id: int32(i)}
+		free[n-1-i] = ws[i]
+	}
+	return ws, free
+}
+
 type worker struct {
 	id    int32
 	seq   int64 // transaction held, 0 if none
