@@ -52,6 +52,28 @@ func studyVolume(thin bool) disk.Config {
 	return v
 }
 
+// runStudy runs the nine study cases on vcfg, in parallel on separate
+// kernels (one per core), and returns their metrics and servers in case
+// order.
+func runStudy(t testing.TB, vcfg disk.Config, dur time.Duration, tweak func(*engine.Config)) ([]map[string]any, []*Sysbench) {
+	t.Helper()
+	ms := make([]map[string]any, len(study))
+	runs := make([]*Sysbench, len(study))
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for i, c := range study {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ms[i], runs[i] = runCase(t, c, vcfg, dur, tweak)
+		}()
+	}
+	wg.Wait()
+	return ms, runs
+}
+
 func runCase(t testing.TB, c studyCase, vcfg disk.Config, dur time.Duration, tweak func(*engine.Config)) (map[string]any, *Sysbench) {
 	t.Helper()
 	env := sim.New(1)
@@ -107,21 +129,7 @@ func TestStudy(t *testing.T) {
 		dur = 5 * time.Second
 	}
 	got := map[string]map[string]any{}
-	runs := make([]*Sysbench, len(study))
-	ms := make([]map[string]any, len(study))
-	// Independent cases run in parallel on separate kernels.
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, c := range study {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ms[i], runs[i] = runCase(t, c, studyVolume(false), dur, nil)
-		}()
-	}
-	wg.Wait()
+	ms, runs := runStudy(t, studyVolume(false), dur, nil)
 	var mae float64
 	for i, c := range study {
 		m, s := ms[i], runs[i]
@@ -188,19 +196,7 @@ func TestThinVolume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("long")
 	}
-	ms := make([]map[string]any, len(study))
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	var wg sync.WaitGroup
-	for i, c := range study {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			ms[i], _ = runCase(t, c, studyVolume(true), dur, nil)
-		}()
-	}
-	wg.Wait()
+	ms, _ := runStudy(t, studyVolume(true), dur, nil)
 	for i, c := range study {
 		m := ms[i]
 		t.Logf("%s %-6s sb=%d trx=%d tps=%6.0f (120 MB/s published %5.0f) util=%3.0f%% bw-bound=%3.0f%% wMB/s=%5.1f bytes/tx=%5.0f lat=%.2fms stalls=%v",
@@ -272,20 +268,11 @@ func TestSensitivity(t *testing.T) {
 		if v.vol != nil {
 			v.vol(&vc)
 		}
+		ms, _ := runStudy(t, vc, dur, v.tweak)
 		tps := make([]float64, len(study))
-		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-		var wg sync.WaitGroup
-		for i, c := range study {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				m, _ := runCase(t, c, vc, dur, v.tweak)
-				tps[i] = num(m, "tps")
-			}()
+		for i := range ms {
+			tps[i] = num(ms[i], "tps")
 		}
-		wg.Wait()
 		row := fmt.Sprintf("| %s |", v.name)
 		var mae float64
 		for i, c := range study {
@@ -316,20 +303,8 @@ func TestReport(t *testing.T) {
 		t.Skip("set SIMRUN_REPORT=1")
 	}
 	for _, thin := range []bool{false, true} {
-		ms := make([]map[string]any, len(study))
-		sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-		var wg sync.WaitGroup
 		start := time.Now()
-		for i, c := range study {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				ms[i], _ = runCase(t, c, studyVolume(thin), 600*time.Second, nil)
-			}()
-		}
-		wg.Wait()
+		ms, _ := runStudy(t, studyVolume(thin), 600*time.Second, nil)
 		t.Logf("thin=%v wall %v", thin, time.Since(start).Round(time.Millisecond))
 		t.Log("| case | TPS | redo GB/600 s | redo B/tx | binlog_file | binlog_pages | page_flush | doublewrite | fs_journal | total B/tx | w/s | wkB/s | kB/write | util % | bw-bound % | pages/s | ckpt age avg/max MB | stalls | tx/redo sync | tx/binlog group | CPU % |")
 		for i, c := range study {
