@@ -35,7 +35,6 @@ type binlogFile struct {
 	allocated  bool // written back since the last journal commit
 
 	wb         []wbRange // write-back not yet submitted
-	closed     []closedInode
 	wbInflight int
 	wbDepth    int
 	wbDone     func(any)
@@ -77,21 +76,40 @@ func (b *binlogFile) append(n int64) {
 	b.Bytes += n
 }
 
-// rotate switches to the next file once max_binlog_size is reached. The
-// old file's dirty pages stay in the page cache until the kernel's
-// flusher writes them back (MariaDB does not sync a closed binlog file
-// when sync_binlog = 0).
-func (b *binlogFile) maybeRotate() {
+// rotate switches to the next file once max_binlog_size is reached and
+// reports whether it did. MariaDB closes the full file with a sync whatever
+// sync_binlog says (MYSQL_BIN_LOG::close -> MYSQL_LOG::close: "this will
+// cleanup IO_CACHE, sync and close the file"), in the group commit leader
+// while it holds LOCK_log: every dirty page of the old file is written,
+// write-back not yet submitted included, and the journal commits its size.
+// done(arg) runs when that sync completes.
+func (b *binlogFile) rotate(done func(any), arg any) bool {
 	if b.end < int64(b.cfg.MaxBinlogSize) {
-		return
+		return false
 	}
-	if b.dirty {
-		b.closed = append(b.closed, closedInode{b.dirtySince, wbRange{b.file, b.clean / osPage * osPage, (b.end + osPage - 1) / osPage * osPage}})
+	old := b.file
+	from := b.clean / osPage * osPage
+	to := (b.end + osPage - 1) / osPage * osPage
+	if to > from {
+		old.WriteAt(from, to-from, b.src, nil, nil)
 	}
+	keep := b.wb[:0]
+	for _, r := range b.wb {
+		if r.f == old {
+			old.WriteAt(r.from, r.to-r.from, b.src, nil, nil)
+			continue
+		}
+		keep = append(keep, r)
+	}
+	clear(b.wb[len(keep):])
+	b.wb = keep
+	b.Syncs++
+	old.Sync(done, arg)
 	b.seq++
 	b.Rotations++
 	b.file = b.vol.OpenFile(fmt.Sprintf("binlog.%06d", b.seq), false)
 	b.end, b.clean, b.dirty = 0, 0, false
+	return true
 }
 
 // writeRange hands the dirty pages [clean, end) to the kernel's
@@ -109,12 +127,6 @@ func (b *binlogFile) writeRange() {
 	b.clean = b.end
 	b.dirty = false
 	b.allocated = true
-}
-
-// closedInode is a rotated binlog file with dirty pages in the cache.
-type closedInode struct {
-	since sim.Time
-	r     wbRange
 }
 
 type wbRange struct {
@@ -168,13 +180,6 @@ func (b *binlogFile) writeback() {
 	if b.dirty && now.Sub(b.dirtySince) >= b.cfg.OSDirtyExpire.D() {
 		b.WBWrites++
 		b.writeRange()
-	}
-	for len(b.closed) > 0 && now.Sub(b.closed[0].since) >= b.cfg.OSDirtyExpire.D() {
-		b.WBWrites++
-		b.wb = append(b.wb, b.closed[0].r)
-		b.closed = b.closed[1:]
-		b.allocated = true
-		b.pump()
 	}
 	b.env.After(b.cfg.OSWritebackPeriod.D(), b.wbCB)
 }

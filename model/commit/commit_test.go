@@ -55,7 +55,7 @@ func newRig(t *testing.T, mode string, syncBinlog, trx int) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cpu := sim.NewStation(env, 4)
+	cpu := sim.NewCPU(env, 4)
 	p := New(env, e, cpu, vol, cfg, Sources{BinlogFile: vol.RegisterSource("binlog_file"), BinlogPages: vol.RegisterSource("binlog_pages")})
 	return &rig{env: env, vol: vol, eng: e, pipe: p}
 }

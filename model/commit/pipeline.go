@@ -47,7 +47,7 @@ type Sources struct {
 type Pipeline struct {
 	env   *sim.Env
 	eng   *engine.Engine
-	cpu   *sim.Station
+	cpu   *sim.CPU
 	vol   *disk.Volume
 	cfg   engine.Config
 	mode  string
@@ -73,6 +73,14 @@ type Pipeline struct {
 	trGroup trace.TrackID   // commit/binlog group
 	trFsync trace.TrackID   // fsync/binlog
 
+	woke       sim.FIFO[*Tx] // members woken by the leader, in processor order
+	wokeCB     func(any)
+	rotatedCB  func(any)
+	syncWokeCB func(any)
+	orderedCB  func(any)
+	leadCB     func(any)
+	wakeup     time.Duration
+
 	prepared func(any)
 	cpuDone  func(any)
 	wrote    func(any)
@@ -93,7 +101,7 @@ type Pipeline struct {
 
 // New builds the commit pipeline of cfg on the engine. cpu is the
 // machine's CPU, on which the binlog group leader copies binlog caches.
-func New(env *sim.Env, eng *engine.Engine, cpu *sim.Station, vol *disk.Volume, cfg engine.Config, src Sources) *Pipeline {
+func New(env *sim.Env, eng *engine.Engine, cpu *sim.CPU, vol *disk.Volume, cfg engine.Config, src Sources) *Pipeline {
 	p := &Pipeline{env: env, eng: eng, cpu: cpu, vol: vol, cfg: cfg, mode: cfg.BinlogStorageEngine, flush: cfg.FlushLogAtTrxCommit}
 	switch p.mode {
 	case engine.BinlogFile:
@@ -108,6 +116,12 @@ func New(env *sim.Env, eng *engine.Engine, cpu *sim.Station, vol *disk.Volume, c
 	p.syncDone = p.onBinlogSynced
 	p.finished = p.finish
 	p.waitDone = p.onWaitTimer
+	p.wokeCB = p.onWoke
+	p.rotatedCB = p.onRotated
+	p.syncWokeCB = p.onSyncWoke
+	p.orderedCB = p.runCommitOrdered
+	p.leadCB = func(any) { p.lead() }
+	p.wakeup = cfg.CPU.Wakeup.D()
 	return p
 }
 
@@ -299,15 +313,36 @@ func (p *Pipeline) onBinlogSynced(any) {
 	// their queueing in the volume is device queue, the rest binlog fsync.
 	p.phases.Add(p.tWrite.Add(p.dqWrite+p.vol.QueueTime()), engine.CatDeviceQueue)
 	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
+	p.cpu.Wake(p.wakeup, p.syncWokeCB, nil)
+}
+
+// onSyncWoke: the leader, back from fdatasync, has a processor again.
+func (p *Pipeline) onSyncWoke(any) {
+	p.phases.Add(p.env.Now(), engine.CatCPUWait)
 	p.commitOrdered()
 }
 
-// commitOrdered runs the InnoDB commit of each member in binlog order.
+// commitOrdered rotates the binlog if it is full, then runs the InnoDB
+// commit of each member in binlog order (trx_group_commit_leader: rotate()
+// under LOCK_log, then run_commit_ordered under LOCK_commit_ordered).
 func (p *Pipeline) commitOrdered() {
+	if p.file.rotate(p.rotatedCB, nil) {
+		return
+	}
+	p.runCommitOrdered(nil)
+}
+
+// onRotated: the closed file is durable; the leader wakes from its sync.
+func (p *Pipeline) onRotated(any) {
+	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
+	p.cpu.Wake(p.wakeup, p.orderedCB, nil)
+}
+
+func (p *Pipeline) runCommitOrdered(any) {
+	p.phases.Add(p.env.Now(), engine.CatCPUWait)
 	for _, tx := range p.group {
 		tx.lsn = p.eng.CommitMTR(0)
 	}
-	p.file.maybeRotate()
 	p.release()
 }
 
@@ -323,17 +358,38 @@ func (p *Pipeline) release() {
 	for i, tx := range grp {
 		grp[i] = nil
 		tx.TL.Charge(&ph)
-		switch p.mode {
-		case engine.BinlogInnoDB:
-			p.durability(tx, p.flush == 1 || p.flush == 3, p.flush == 2)
-		default:
-			p.durability(tx, p.flush == 3, p.flush == 2)
+		if i > 0 && p.cpu != nil {
+			// A member slept until the leader woke it.
+			p.woke.Push(tx)
+			p.cpu.Wake(p.wakeup, p.wokeCB, nil)
+			continue
 		}
+		p.afterGroup(tx)
 	}
 	p.spare = grp[:0]
 	p.locked = false
 	if len(p.queue) > 0 {
-		p.lead()
+		// The next leader slept on LOCK_log.
+		p.locked = true
+		p.cpu.Wake(p.wakeup, p.leadCB, nil)
+	}
+}
+
+// onWoke: a member the leader woke has a processor again.
+func (p *Pipeline) onWoke(any) {
+	tx := p.woke.Pop()
+	now := p.env.Now()
+	tx.TL.Mark(now-sim.Time(p.wakeup), engine.CatCPUWait)
+	tx.TL.Mark(now, engine.CatCPU)
+	p.afterGroup(tx)
+}
+
+func (p *Pipeline) afterGroup(tx *Tx) {
+	switch p.mode {
+	case engine.BinlogInnoDB:
+		p.durability(tx, p.flush == 1 || p.flush == 3, p.flush == 2)
+	default:
+		p.durability(tx, p.flush == 3, p.flush == 2)
 	}
 }
 

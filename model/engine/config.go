@@ -94,6 +94,7 @@ type CPUConfig struct {
 	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
 	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
 	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
+	Wakeup          sim.Duration `toml:"wakeup" unit:"s" doc:"CPU a thread spends to resume after sleeping on a lock, a condition or an I/O (scheduler switch, futex and syscall return); it runs only when the thread gets a processor. Assumption: 10us on a VM (docs/model-engine.md)"`
 	CV              float64      `toml:"cv" unit:"" doc:"coefficient of variation (standard deviation / mean) of each statement's server CPU: every BEGIN, statement and COMMIT draws its CPU from a lognormal with the mean above and this CV (0 = constant). Assumption: 0.5; a statement's instructions are nearly fixed, its cycles vary with cache misses on the B-tree path, latch spins, interrupts and the load on its SMT sibling (docs/model-engine.md)"`
 }
 
@@ -158,6 +159,7 @@ func DefaultConfig() Config {
 			Prepare:         us(25),
 			BinlogFileKiB:   us(8),
 			BinlogInnoDBKiB: us(4),
+			Wakeup:          us(10),
 			CV:              0.5,
 		},
 	}

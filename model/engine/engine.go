@@ -150,6 +150,10 @@ func (e *Engine) Start() {
 // Config returns the configuration.
 func (e *Engine) Config() Config { return e.cfg }
 
+// SetCPU makes the log's waiters threads that need a processor of cpu to
+// resume (Redo.SetCPU).
+func (e *Engine) SetCPU(cpu *sim.CPU) { e.Redo.SetCPU(cpu, e.cfg.CPU.Wakeup.D()) }
+
 // SetTrace records the engine's work on rec (nil: off): redo group-commit
 // rounds on "commit/redo group", log syncs on "fsync/redo", page-cleaner
 // batches and checkpoints on "flush/page cleaner", doublewrite chunks on

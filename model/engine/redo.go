@@ -74,6 +74,18 @@ type Redo struct {
 	// LSN (the InnoDB binlog's page writer waits for its redo this way).
 	onFlushed func()
 
+	// Threads (SetCPU): a log_write_up_to caller sleeps in the group
+	// commit lock or in the leader's I/O and needs a processor to go on.
+	cpu        *sim.CPU
+	wakeup     time.Duration
+	woke       sim.FIFO[redoWaiter] // followers woken, in processor order
+	wokeCB     func(any)
+	finishCB   func(any)
+	leadCB     func(any)
+	threadLead bool      // the round's leader is a client thread
+	leaderTL   *Timeline // its timeline
+	tIO        sim.Time  // the round's I/O completed
+
 	// statistics (since ResetStats)
 	DevBytes    int64 // bytes written to the device by log writes
 	LSNWritten  uint64
@@ -106,7 +118,26 @@ func newRedo(env *sim.Env, cfg RedoConfig, buffered bool, vol *disk.Volume, src 
 	r.writeCB = r.onWrite
 	r.syncCB = r.onSync
 	r.ckptCB = r.onCheckpointSynced
+	r.wokeCB = r.onWoke
+	r.finishCB = func(any) { r.finishRound() }
+	r.leadCB = func(any) { r.startRound() }
 	return r
+}
+
+// SetCPU makes the log's callers threads on cpu: the leader that wakes
+// from its write or sync, each follower it wakes and the next leader each
+// need a processor for wakeup before they go on (group_commit_lock in
+// log0log.cc: release() wakes the followers and one new leader).
+func (r *Redo) SetCPU(cpu *sim.CPU, wakeup time.Duration) {
+	r.cpu, r.wakeup = cpu, wakeup
+}
+
+func (r *Redo) onWoke(any) {
+	w := r.woke.Pop()
+	now := r.env.Now()
+	w.tl.Mark(now-sim.Time(r.wakeup), CatCPUWait)
+	w.tl.Mark(now, CatCPU)
+	w.fn(w.arg)
 }
 
 // LSN returns the current log sequence number (bytes generated).
@@ -177,6 +208,11 @@ func (r *Redo) startRound() {
 	r.busy = true
 	r.target = r.lsn
 	r.doSync = false
+	r.threadLead = len(r.waiters) > 0 && r.waiters[0].tl != nil
+	r.leaderTL = nil
+	if r.threadLead {
+		r.leaderTL = r.waiters[0].tl
+	}
 	for i := range r.waiters {
 		if r.waiters[i].durable {
 			r.doSync = true
@@ -224,6 +260,7 @@ func (r *Redo) startRound() {
 		return
 	}
 	if r.pending == 0 {
+		r.tIO = now
 		r.finishRound()
 	}
 }
@@ -237,14 +274,25 @@ func (r *Redo) onWrite(any) {
 	r.tWrite = now
 	r.dqWrite = r.vol.QueueTime()
 	if !r.doSync {
-		r.finishRound()
+		r.leaderWakes()
 	}
+}
+
+// leaderWakes: the round's I/O is done; a leader thread needs a processor
+// to release the lock.
+func (r *Redo) leaderWakes() {
+	r.tIO = r.env.Now()
+	if r.cpu != nil && r.threadLead {
+		r.cpu.Wake(r.wakeup, r.finishCB, nil)
+		return
+	}
+	r.finishRound()
 }
 
 func (r *Redo) onSync(any) {
 	r.dqSync = r.vol.QueueTime()
 	r.Syncs++
-	r.finishRound()
+	r.leaderWakes()
 }
 
 func (r *Redo) finishRound() {
@@ -261,10 +309,11 @@ func (r *Redo) finishRound() {
 		// The flush was submitted when the writes completed (tWrite, or
 		// the round's start if it wrote nothing).
 		r.phases.Add(r.tWrite.Add(r.dqSync), CatDeviceQueue)
-		r.phases.Add(now, CatRedoFsync)
+		r.phases.Add(r.tIO, CatRedoFsync)
 	} else {
-		r.phases.Add(now, CatRedoWrite)
+		r.phases.Add(r.tIO, CatRedoWrite)
 	}
+	r.phases.Add(now, CatCPUWait) // the leader woke to release the lock
 	// Collect the satisfied waiters, keep the rest in order.
 	ready := r.ready[:0]
 	r.ready = nil // owned by this call until the callbacks are done
@@ -291,8 +340,15 @@ func (r *Redo) finishRound() {
 	r.busy = false
 	synced := r.doSync
 	ph := r.phases
+	leader := r.leaderTL
 	if len(r.waiters) > 0 {
-		r.startRound()
+		if r.cpu != nil && r.waiters[0].tl != nil {
+			// release() woke a new leader; it runs when it gets a processor.
+			r.busy = true
+			r.cpu.Wake(r.wakeup, r.leadCB, nil)
+		} else {
+			r.startRound()
+		}
 	}
 	if synced && r.onFlushed != nil {
 		r.onFlushed()
@@ -303,6 +359,11 @@ func (r *Redo) finishRound() {
 		ready[i] = redoWaiter{}
 		if w.tl != nil {
 			w.tl.Charge(&ph)
+		}
+		if r.cpu != nil && w.tl != nil && w.tl != leader && w.fn != nil {
+			r.woke.Push(w)
+			r.cpu.Wake(r.wakeup, r.wokeCB, nil)
+			continue
 		}
 		if w.fn != nil {
 			w.fn(w.arg)

@@ -18,7 +18,7 @@ import (
 // engine and its commit pipeline) driven by sysbench client threads.
 type Sysbench struct {
 	env  *sim.Env
-	cpu  *sim.Station
+	cpu  *sim.CPU
 	vol  *disk.Volume
 	eng  *engine.Engine
 	pipe *commit.Pipeline
@@ -92,7 +92,8 @@ func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, w
 		return nil, err
 	}
 	s := &Sysbench{env: env, vol: vol, eng: e, wl: wl.Sysbench}
-	s.cpu = sim.NewStation(env, cores)
+	s.cpu = sim.NewCPU(env, cores)
+	e.SetCPU(s.cpu)
 	s.pipe = commit.New(env, e, s.cpu, vol, eng, csrc)
 	s.gen = workload.NewGenerator(wl.Sysbench, env.Stream("workload/sysbench"))
 	s.ev = commit.Events(wl.Sysbench)
@@ -208,7 +209,7 @@ func (c *client) onRTT(any) {
 		d += q
 	}
 	c.cpu = d
-	s.cpu.Submit(d, c.cpuCB, c)
+	s.cpu.Run(c.qcpu, c.cpuCB, c)
 }
 
 // onCPU: the statements have run; their changes enter the buffer pool
