@@ -19,7 +19,13 @@ const osPage = 4096
 // disk File models that). Without a sync the kernel's flusher thread writes
 // the dirty pages back once the inode has been dirty for dirty_expire
 // (checked every dirty_writeback period), and ext4 commits the block
-// allocations every commit interval.
+// allocations every commit interval. An inode redirtied while its
+// write-back is in flight keeps its old dirtied_when (fs/fs-writeback.c:
+// __mark_inode_dirty leaves an inode queued for write-back alone, and
+// requeue_inode -> redirty_tail_locked keeps the time of a lone dirty
+// inode), so a file appended without pause is written back at every
+// flusher run once it has first expired: one large write-back dirty_expire
+// after the file was created, then one every dirty_writeback period.
 type binlogFile struct {
 	env  *sim.Env
 	vol  *disk.Volume
@@ -70,7 +76,9 @@ func (b *binlogFile) start() {
 func (b *binlogFile) append(n int64) {
 	if !b.dirty {
 		b.dirty = true
-		b.dirtySince = b.env.Now()
+		if b.wbInflight == 0 && len(b.wb) == 0 { // else: redirtied during write-back
+			b.dirtySince = b.env.Now()
+		}
 	}
 	b.end += n
 	b.Bytes += n
@@ -109,6 +117,7 @@ func (b *binlogFile) rotate(done func(any), arg any) bool {
 	b.Rotations++
 	b.file = b.vol.OpenFile(fmt.Sprintf("binlog.%06d", b.seq), false)
 	b.end, b.clean, b.dirty = 0, 0, false
+	b.dirtySince = b.env.Now() // the new inode, dirtied by the next append
 	return true
 }
 

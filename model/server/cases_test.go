@@ -246,6 +246,8 @@ func TestSensitivity(t *testing.T) {
 		{name: "cpu.cv 1", tweak: func(e *engine.Config) { e.CPU.CV = 1 }},
 		{name: "doublewrite off", tweak: func(e *engine.Config) { e.Flushing.Doublewrite = false }},
 		{name: "ibb_flush_batch 1", tweak: func(e *engine.Config) { e.Binlog.IBBFlushBatch = 1 }},
+		{name: "cpu.wakeup 0 (a woken thread still waits for a processor)", tweak: func(e *engine.Config) { e.CPU.Wakeup = 0 }},
+		{name: "cpu.wakeup 20us", tweak: func(e *engine.Config) { e.CPU.Wakeup = sim.Duration(20 * time.Microsecond) }},
 		{name: "CPU +10%", tweak: scaleCPU(1.1)},
 		{name: "CPU -10%", tweak: scaleCPU(0.9)},
 		{name: "54MB/s default", thin: true},
@@ -290,7 +292,7 @@ func TestSensitivity(t *testing.T) {
 
 func scaleCPU(k float64) func(*engine.Config) {
 	return func(e *engine.Config) {
-		for _, d := range []*sim.Duration{&e.CPU.Begin, &e.CPU.UpdateIndex, &e.CPU.UpdateNonIndex, &e.CPU.Delete, &e.CPU.Insert, &e.CPU.Commit, &e.CPU.Prepare} {
+		for _, d := range []*sim.Duration{&e.CPU.Begin, &e.CPU.UpdateIndex, &e.CPU.UpdateNonIndex, &e.CPU.Delete, &e.CPU.Insert, &e.CPU.Commit, &e.CPU.Prepare, &e.CPU.Wakeup} {
 			*d = sim.Duration(float64(*d) * k)
 		}
 	}
