@@ -163,3 +163,32 @@ func itoa(n int) string {
 	}
 	return string(buf[i:])
 }
+
+// BenchmarkCPUThreads runs 16 closed-loop threads on 4 processors of a CPU:
+// each runs a burst of six 100 us queries, then sleeps 1 ms and wakes for a
+// 10 us continuation (about 75 % busy, so woken threads often take a
+// query boundary).
+func BenchmarkCPUThreads(b *testing.B) {
+	e := New(1)
+	cpu := NewCPU(e, 4)
+	nap := e.Stream("sleep")
+	segs := []time.Duration{100 * time.Microsecond, 100 * time.Microsecond, 100 * time.Microsecond,
+		100 * time.Microsecond, 100 * time.Microsecond, 100 * time.Microsecond}
+	var burst, sleep, woke func(any)
+	burst = func(any) { e.AfterArg(time.Duration(nap.Exp()*2.4e6), sleep, nil) }
+	sleep = func(any) { cpu.Wake(10*time.Microsecond, woke, nil) }
+	woke = func(any) { cpu.Run(segs, burst, nil) }
+	for i := 0; i < 16; i++ {
+		cpu.Run(segs, burst, nil)
+	}
+	for i := 0; i < 100000; i++ {
+		e.Step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		e.Step()
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	b.ReportMetric(float64(cpu.Stats().Yields)/float64(cpu.Stats().Wakes), "yields/wake")
+}
