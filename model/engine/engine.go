@@ -56,7 +56,8 @@ type Engine struct {
 
 	stmtRedo [workload.NumStmtKinds]uint64
 	stmtCPU  [workload.NumStmtKinds]time.Duration
-	cpuRNG   *sim.Stream // "engine/cpu": statement CPU variability
+	cpuRNG   *sim.Stream                            // "engine/cpu": statement CPU variability
+	cpuLN    struct{ sum, sq, sigma, half float64 } // lognormal of the last set of means (the same every transaction)
 
 	hook CheckpointHook
 
@@ -207,10 +208,13 @@ func (e *Engine) SampleCPU(means []time.Duration) float64 {
 	if sum <= 0 {
 		return 1
 	}
-	c := cv * math.Sqrt(sq) / sum
-	s2 := math.Log1p(c * c)
+	if ln := &e.cpuLN; ln.sum != sum || ln.sq != sq {
+		c := cv * math.Sqrt(sq) / sum
+		s2 := math.Log1p(c * c)
+		*ln = struct{ sum, sq, sigma, half float64 }{sum, sq, math.Sqrt(s2), s2 / 2}
+	}
 	z := distuv.UnitNormal.Quantile(e.cpuRNG.OpenFloat64())
-	return math.Exp(math.Sqrt(s2)*z - s2/2)
+	return math.Exp(e.cpuLN.sigma*z - e.cpuLN.half)
 }
 
 // PlanPages appends the pages the transaction's statements modify to dst:
