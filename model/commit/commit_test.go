@@ -40,6 +40,14 @@ type rig struct {
 
 func newRig(t *testing.T, mode string, syncBinlog, trx int) *rig {
 	t.Helper()
+	// A written-through log: its syncs never touch the journal.
+	return newRigLog(t, mode, syncBinlog, trx, "wrapped")
+}
+
+// newRigLog is newRig with the redo log's initial state (engine
+// redo.initial_log).
+func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string) *rig {
+	t.Helper()
 	env := sim.New(1)
 	vol, err := disk.New(env, disk.DefaultConfig())
 	if err != nil {
@@ -47,6 +55,7 @@ func newRig(t *testing.T, mode string, syncBinlog, trx int) *rig {
 	}
 	cfg := engine.DefaultConfig()
 	cfg.BinlogStorageEngine, cfg.SyncBinlog, cfg.FlushLogAtTrxCommit = mode, syncBinlog, trx
+	cfg.Redo.InitialLog = initialLog
 	wl := workload.DefaultSysbench()
 	wl.TableSize = 10_000
 	src := engine.Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
@@ -76,6 +85,19 @@ func (r *rig) commitBurst(t *testing.T, n int) []*Tx {
 		t.Fatalf("%d of %d commits acknowledged", r.done, n)
 	}
 	return txs
+}
+
+// TestFirstPassCommitsJournal: while the log's first pass converts
+// unwritten extents, each redo sync commits the filesystem journal too;
+// a written-through log never does (TestCommitModes).
+func TestFirstPassCommitsJournal(t *testing.T) {
+	for _, state := range []string{"new", "after_load"} {
+		r := newRigLog(t, "off", 0, 1, state)
+		r.commitBurst(t, 12)
+		if r.eng.Redo.Syncs == 0 || r.vol.JournalCommits() < r.eng.Redo.Syncs {
+			t.Errorf("%s: %d redo syncs, %d journal commits; want a commit per sync", state, r.eng.Redo.Syncs, r.vol.JournalCommits())
+		}
+	}
 }
 
 func TestCommitModes(t *testing.T) {

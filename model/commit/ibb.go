@@ -61,6 +61,9 @@ func newIBB(env *sim.Env, vol *disk.Volume, eng *engine.Engine, maxSize int64, b
 	b.pagesPer = maxSize / engine.PageSize
 	// Two files are always preallocated (binlog.md).
 	b.files = append(b.files, vol.OpenFile("binlog-000000.ibb", true), vol.OpenFile("binlog-000001.ibb", true))
+	for _, f := range b.files {
+		f.Fallocate(0) // preallocated fresh: the first write converts unwritten extents
+	}
 	b.walCB = b.onWAL
 	b.doneCB = b.onWritten
 	eng.Redo.SetOnFlushed(b.trigger)
@@ -205,7 +208,9 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 func (b *ibbLog) file(idx int64) *disk.File {
 	k := int(idx / b.pagesPer)
 	for len(b.files) <= k+1 {
-		b.files = append(b.files, b.vol.OpenFile(fmt.Sprintf("binlog-%06d.ibb", len(b.files)), true))
+		f := b.vol.OpenFile(fmt.Sprintf("binlog-%06d.ibb", len(b.files)), true)
+		f.Fallocate(0)
+		b.files = append(b.files, f)
 	}
 	return b.files[k]
 }

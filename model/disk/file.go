@@ -24,6 +24,11 @@ type File struct {
 	done   []bool // done[seq % len] for seq in (prefix, issued]
 
 	syncs []*fileOp // syncs waiting for their writes, in issue order
+
+	// Unwritten extents (Fallocate): bytes from unwrittenFrom on were
+	// allocated by posix_fallocate but never written (-1: none).
+	unwrittenFrom int64
+	converted     bool // a write converted unwritten extents since the last sync
 }
 
 // fileOp is the callback context of a file write or sync.
@@ -45,7 +50,7 @@ type fileOp struct {
 // its Sync is one device flush; a growing file's Sync also commits the
 // filesystem journal.
 func (v *Volume) OpenFile(name string, preallocated bool) *File {
-	f := &File{v: v, id: int32(len(v.files) + 1), name: name, prealloc: preallocated, done: make([]bool, 64)}
+	f := &File{v: v, id: int32(len(v.files) + 1), name: name, prealloc: preallocated, done: make([]bool, 64), unwrittenFrom: -1}
 	v.files = append(v.files, f)
 	return f
 }
@@ -58,6 +63,24 @@ func (f *File) Name() string { return f.name }
 
 // Size returns the end of the furthest write issued.
 func (f *File) Size() int64 { return f.size }
+
+// Fallocate declares that the file's space was allocated with
+// posix_fallocate (as InnoDB does for ib_logfile0, .ibb binlog files and
+// tablespace extensions) and that only its first written bytes have been
+// written since: ext4 keeps the rest as unwritten extents. The first write
+// into them converts the extents when it completes, a metadata change, so
+// the next Sync commits the filesystem journal as for a growing file
+// (ext4_convert_unwritten_extents sets i_datasync_tid: even fdatasync waits
+// for the commit; PostgreSQL's wal_init_zero exists to avoid this). The
+// model assumes the file is first written sequentially, as a log or an
+// appending binlog is: a write ending beyond the mark converts, and moves
+// the mark to its end.
+func (f *File) Fallocate(written int64) {
+	if written < 0 {
+		written = 0
+	}
+	f.unwrittenFrom = written
+}
 
 // Append writes size bytes at the end of the file.
 func (f *File) Append(size int64, src Source, done func(any), arg any) {
@@ -75,6 +98,10 @@ func (f *File) WriteAt(off, size int64, src Source, done func(any), arg any) {
 	}
 	f.done[f.issued%uint64(len(f.done))] = false
 	f.size = max(f.size, off+size)
+	if f.unwrittenFrom >= 0 && off+size > f.unwrittenFrom {
+		f.converted = true
+		f.unwrittenFrom = off + size
+	}
 	op := f.v.newFileOp()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
 	f.v.Submit(Request{Op: Write, File: f.id, Offset: off, Size: size, Source: src, Done: f.v.fileWriteDone, Arg: op})
@@ -87,9 +114,10 @@ func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
 
 // Sync is fsync/fdatasync: it waits until every write issued to this file
 // before the call is acknowledged, then makes it durable with a device
-// flush. If the file grew since its last sync and is not preallocated, the
-// new size is metadata that must be durable too: the filesystem commits its
-// journal instead (see journal: the descriptor and metadata blocks, a
+// flush. If the file grew since its last sync and is not preallocated (or
+// a write converted unwritten extents, see Fallocate), the new size is
+// metadata that must be durable too: the filesystem commits its journal
+// instead (see journal: the descriptor and metadata blocks, a
 // flush, then the commit block). Journal commits are shared: syncs that
 // arrive while one commit is running are batched into the next (jbd2).
 // This is why an appending file pays about two more device round trips per
@@ -97,7 +125,8 @@ func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
 func (f *File) Sync(done func(any), arg any) {
 	op := f.v.newFileOp()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
-	op.grown = !f.prealloc && f.size > f.syncedSize
+	op.grown = !f.prealloc && f.size > f.syncedSize || f.converted
+	f.converted = false
 	op.size = f.size
 	if f.prefix >= op.seq {
 		f.v.syncData(op)

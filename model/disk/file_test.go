@@ -236,3 +236,52 @@ func TestQueueTime(t *testing.T) {
 		t.Errorf("QueueTime outside a callback = %v, want 0", q)
 	}
 }
+
+// A fallocated file: a sync after a write into unwritten extents commits
+// the journal; once the file has been written through, syncs are flushes
+// again, and overwrites below the mark never commit.
+func TestFallocateUnwrittenExtents(t *testing.T) {
+	tests := []struct {
+		name    string
+		written int64   // Fallocate(written); -1: not called
+		offs    []int64 // 4 KiB write then sync at each offset
+		commits int64
+	}{
+		{"written file", -1, []int64{0, 4096, 8192}, 0},
+		{"fresh file, first pass", 0, []int64{0, 4096, 8192}, 3},
+		{"overwrite below the mark", 1 << 20, []int64{0, 4096, 8192}, 0},
+		{"crosses the mark once", 8192, []int64{4096, 8192, 4096, 0}, 1},
+		{"second pass after a wrap", 0, []int64{0, 4096, 0, 4096}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(1)
+			v, err := New(env, loadPreset(t, "network-15k-120MBps"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := v.OpenFile("ib_logfile0", true)
+			if tc.written >= 0 {
+				f.Fallocate(tc.written)
+			}
+			i := 0
+			var next func(any)
+			next = func(any) {
+				if i == len(tc.offs) {
+					return
+				}
+				f.WriteAt(tc.offs[i], 4096, SourceOther, nil, nil)
+				i++
+				f.Sync(next, nil)
+			}
+			next(nil)
+			env.Run()
+			if i != len(tc.offs) {
+				t.Fatalf("%d of %d syncs done", i, len(tc.offs))
+			}
+			if got := v.JournalCommits(); got != tc.commits {
+				t.Errorf("journal commits %d, want %d", got, tc.commits)
+			}
+		})
+	}
+}

@@ -47,6 +47,8 @@ type RedoConfig struct {
 	LogBufferSize  sim.Bytes    `toml:"log_buffer_size" unit:"bytes" doc:"innodb_log_buffer_size (MariaDB default 16MiB); a writer waits when the unwritten log exceeds it"`
 	BlockSize      sim.Bytes    `toml:"block_size" unit:"bytes" doc:"physical block of the redo log device: an O_DIRECT log write covers whole blocks and rewrites the last partial block next time (log_t::write_buf); 4KiB for a network volume"`
 	FileBuffering  string       `toml:"log_file_buffering" unit:"" doc:"innodb_log_file_buffering: off (O_DIRECT, every write reaches the device), on (page cache: writes are copies, fsync writes the dirty pages), auto = on unless innodb_flush_log_at_trx_commit = 1 or 3 (assumption consistent with the published redo volume: no per-group block rewrite at 0 and 2)"`
+	InitialLog     string       `toml:"initial_log" unit:"" doc:"state of ib_logfile0 when the run starts. MariaDB creates the log with posix_fallocate, so until it has been written through once ext4 holds unwritten extents there and every log sync that converts some commits the filesystem journal (docs/model-engine.md). wrapped: written through at least once (a server that has run a while); after_load (default, as in the binlog study, which needs a new data directory per case): created just before the initial data load (sysbench prepare), whose redo, rows x bytes_load_row, filled the start of the first pass; new: created just before the run"`
+	BytesLoadRow   sim.Bytes    `toml:"bytes_load_row" unit:"bytes/row" doc:"redo of one row of the initial load (sysbench prepare: multi-row INSERTs into an empty table in key order, then CREATE INDEX k): the ~206-byte clustered record in an insert record (~218 B), its undo record (~22 B), its share of new pages and its entry in the sorted build of index k (~17 B). Estimate from the record layouts: 260B"`
 	FlushTimeout   sim.Duration `toml:"flush_log_at_timeout" unit:"s" doc:"innodb_flush_log_at_timeout: period of the background log write+sync (srv_master_callback), default 1s"`
 	UpdateIndex    sim.Bytes    `toml:"bytes_update_index" unit:"bytes/statement" doc:"redo of UPDATE SET k=k+1: undo record (PK + old k) and its page write, clustered in-place update of k, secondary delete-mark + insert. Estimate from MDEV-14425 record layouts, scaled (see docs/model-engine.md)"`
 	UpdateNonIndex sim.Bytes    `toml:"bytes_update_non_index" unit:"bytes/statement" doc:"redo of UPDATE SET c=?: undo record carrying the 120-byte old c, the in-place write of the new c with trx_id/roll_ptr. Estimate, see docs/model-engine.md"`
@@ -120,6 +122,8 @@ func DefaultConfig() Config {
 			LogBufferSize:  16 * sim.MiB,
 			BlockSize:      4 * sim.KiB,
 			FileBuffering:  "auto",
+			InitialLog:     "after_load",
+			BytesLoadRow:   260,
 			FlushTimeout:   sim.Duration(time.Second),
 			UpdateIndex:    400,
 			UpdateNonIndex: 600,
@@ -229,6 +233,14 @@ func (c Config) Validate() error {
 	}
 	if r.BlockSize < 512 || r.BlockSize > 64*sim.KiB || r.BlockSize&(r.BlockSize-1) != 0 {
 		bad("redo.block_size: must be a power of two in [512B, 64KiB], got %v", r.BlockSize)
+	}
+	switch r.InitialLog {
+	case "wrapped", "after_load", "new":
+	default:
+		bad("redo.initial_log: must be wrapped, after_load or new, got %q", r.InitialLog)
+	}
+	if r.BytesLoadRow < 0 || r.BytesLoadRow > 64*sim.KiB {
+		bad("redo.bytes_load_row: must be in [0B, 64KiB], got %v", r.BytesLoadRow)
 	}
 	switch r.FileBuffering {
 	case "auto", "on", "off":

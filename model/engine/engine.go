@@ -117,7 +117,7 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 	e.rsegBase = int32(e.tables * e.perTable)
 	frames := int(int64(cfg.BufferPool.Size) / PageSize)
 	e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
-	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(cfg.FlushLogAtTrxCommit), vol, src.Redo)
+	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(cfg.FlushLogAtTrxCommit), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
 	e.files = make([]*disk.File, e.tables)
 	for t := range e.files {
 		e.files[t] = vol.OpenFile(fmt.Sprintf("sbtest%d.ibd", t+1), true)

@@ -156,6 +156,41 @@ func TestRedoBlockRewrite(t *testing.T) {
 	}
 }
 
+// The log's initial state decides whether its syncs commit the journal:
+// only while the first pass writes into unwritten extents, from where the
+// initial load left it.
+func TestRedoInitialLog(t *testing.T) {
+	for _, tc := range []struct {
+		state    string
+		loadRow  sim.Bytes
+		journal  bool
+		wantBase uint64
+	}{
+		{"wrapped", 260, false, 0},
+		{"new", 260, true, 0},
+		{"after_load", 260, true, 100_000 * 260 / 4096 * 4096}, // 10 tables x 10,000 rows
+		{"after_load", 64 * sim.KiB, false, 0},                 // the load wrapped a 4 GiB log
+	} {
+		cfg := DefaultConfig()
+		cfg.FlushLogAtTrxCommit = 1
+		cfg.Redo.InitialLog, cfg.Redo.BytesLoadRow = tc.state, tc.loadRow
+		env, e, vol := newTestEngine(t, cfg)
+		for i := 0; i < 5; i++ { // each round reaches a new 4 KiB block
+			e.Redo.Request(e.CommitMTR(5000), true, nil, nil, nil)
+			env.RunUntil(env.Now().Add(20 * time.Millisecond))
+		}
+		if e.Redo.Syncs < 5 {
+			t.Fatalf("%s: %d syncs", tc.state, e.Redo.Syncs)
+		}
+		if got := vol.JournalCommits() >= e.Redo.Syncs; got != tc.journal {
+			t.Errorf("%s (%v/row): %d journal commits for %d syncs, want a commit per sync: %v", tc.state, tc.loadRow, vol.JournalCommits(), e.Redo.Syncs, tc.journal)
+		}
+		if e.Redo.base != tc.wantBase {
+			t.Errorf("%s (%v/row): the run starts at ring offset %d, want %d", tc.state, tc.loadRow, e.Redo.base, tc.wantBase)
+		}
+	}
+}
+
 // A buffered log (trx_commit 2) writes to the page cache at once; the
 // device sees the log only at the once-per-second sync.
 func TestRedoBuffered(t *testing.T) {
@@ -236,6 +271,8 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Redo.LogFileSize = sim.MiB }, "redo.log_file_size"},
 		{func(c *Config) { c.Redo.BlockSize = 3000 }, "redo.block_size"},
 		{func(c *Config) { c.Redo.FileBuffering = "maybe" }, "redo.log_file_buffering"},
+		{func(c *Config) { c.Redo.InitialLog = "old" }, "redo.initial_log"},
+		{func(c *Config) { c.Redo.BytesLoadRow = -1 }, "redo.bytes_load_row"},
 		{func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"},
 		{func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"},
 		{func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"},

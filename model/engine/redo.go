@@ -38,6 +38,7 @@ type Redo struct {
 	buffered bool
 	block    uint64
 	ring     uint64 // bytes of the ring after the header
+	base     uint64 // ring offset of lsn 0 (the redo written before the run)
 
 	lsn, written, flushed, checkpoint uint64
 
@@ -109,11 +110,22 @@ type redoWaiter struct {
 }
 
 // newRedo builds the redo log on vol.
-func newRedo(env *sim.Env, cfg RedoConfig, buffered bool, vol *disk.Volume, src disk.Source) *Redo {
+func newRedo(env *sim.Env, cfg RedoConfig, buffered bool, vol *disk.Volume, src disk.Source, loadRows int64) *Redo {
 	r := &Redo{env: env, cfg: cfg, vol: vol, src: src, buffered: buffered}
 	r.file = vol.OpenFile("ib_logfile0", true)
 	r.block = uint64(cfg.BlockSize)
 	r.ring = uint64(cfg.LogFileSize) - redoHeader
+	// A log not yet written through has unwritten extents beyond what was
+	// written since its creation; the run continues the first pass there.
+	switch cfg.InitialLog {
+	case "new":
+		r.file.Fallocate(redoHeader)
+	case "after_load":
+		if load := uint64(loadRows) * uint64(cfg.BytesLoadRow); load < r.ring {
+			r.base = load / r.block * r.block
+			r.file.Fallocate(int64(redoHeader + r.base))
+		}
+	}
 	r.capacity, r.syncPoint, r.asyncPoint = cfg.Capacity()
 	r.writeCB = r.onWrite
 	r.syncCB = r.onSync
@@ -244,7 +256,7 @@ func (r *Redo) startRound() {
 		r.LSNWritten += r.target - from
 		r.coveredLSN += r.target - from
 		for start < end {
-			off := start % r.ring
+			off := (r.base + start) % r.ring
 			n := min(end-start, r.ring-off)
 			r.pending++
 			r.wsize += int64(n)
