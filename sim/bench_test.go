@@ -23,15 +23,7 @@ func BenchmarkHold(b *testing.B) {
 			for i := 0; i < n; i++ {
 				e.AfterArg(time.Duration(s.Exp()*holdMean), hold, nil)
 			}
-			for i := 0; i < 2*n; i++ { // reach the steady state
-				e.Step()
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				e.Step()
-			}
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+			measureSteps(b, e, 2*n) // warm-up: reach the steady state
 		})
 	}
 }
@@ -54,15 +46,7 @@ func BenchmarkHoldBurst(b *testing.B) {
 	for i := 0; i < 1000; i++ {
 		e.AfterArg(time.Duration(s.Exp()*holdMean), leader, nil)
 	}
-	for i := 0; i < 100000; i++ {
-		e.Step()
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		e.Step()
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	measureSteps(b, e, 100000)
 }
 
 // baselineEvent and baselineHeap are the plain container/heap event loop the
@@ -135,15 +119,7 @@ func BenchmarkMM1(b *testing.B) {
 		e.AfterArg(time.Duration(math.Round(arr.Exp()*1e6)), arrive, nil)
 	}
 	e.AfterArg(0, arrive, nil)
-	for i := 0; i < 100000; i++ {
-		e.Step()
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		e.Step()
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
+	measureSteps(b, e, 100000)
 }
 
 func itoa(n int) string {
@@ -165,9 +141,9 @@ func itoa(n int) string {
 }
 
 // BenchmarkCPUThreads runs 16 closed-loop threads on 4 processors of a CPU:
-// each runs a burst of six 100 us queries, then sleeps 1 ms and wakes for a
-// 10 us continuation (about 75 % busy, so woken threads often take a
-// query boundary).
+// each runs a burst of six 100 us queries, then sleeps (exponential, mean
+// 2.4 ms) and wakes for a 10 us continuation: about 80 % busy, so woken
+// threads often take a query boundary.
 func BenchmarkCPUThreads(b *testing.B) {
 	e := New(1)
 	cpu := NewCPU(e, 4)
@@ -181,7 +157,14 @@ func BenchmarkCPUThreads(b *testing.B) {
 	for i := 0; i < 16; i++ {
 		cpu.Run(segs, burst, nil)
 	}
-	for i := 0; i < 100000; i++ {
+	measureSteps(b, e, 100000)
+	b.ReportMetric(float64(cpu.Stats().Yields)/float64(cpu.Stats().Wakes), "yields/wake")
+}
+
+// measureSteps runs e through a warm-up of warm events, then times b.N
+// events and reports events/s.
+func measureSteps(b *testing.B, e *Env, warm int) {
+	for i := 0; i < warm; i++ {
 		e.Step()
 	}
 	b.ReportAllocs()
@@ -190,5 +173,4 @@ func BenchmarkCPUThreads(b *testing.B) {
 		e.Step()
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(cpu.Stats().Yields)/float64(cpu.Stats().Wakes), "yields/wake")
 }

@@ -36,20 +36,10 @@ type CPU struct {
 	finish  func(any)
 	yield   func(any)
 
-	// statistics since the last ResetStats
-	since      Time
-	last       Time
-	busyArea   int64
-	queueArea  int64
-	arrived    int64
-	started    int64
-	completed  int64
-	waitSum    int64
-	serviceSum int64
-	yieldCount int64
-	wakes      int64
-	wakeWait   int64
-	maxQueue   int
+	serverStats // since the last ResetStats
+	yieldCount  int64
+	wakes       int64
+	wakeWait    int64
 }
 
 // cpuJob is a burst (segs, from segment k) or a wake (segs nil, service d).
@@ -95,7 +85,7 @@ func NewCPU(env *Env, n int) *CPU {
 	}
 	c.finish = c.onFinish
 	c.yield = c.onYield
-	c.since, c.last = env.now, env.now
+	c.reset(env.now, 0)
 	return c
 }
 
@@ -259,22 +249,14 @@ func (c *CPU) dropYields() {
 	}
 }
 
-func (c *CPU) account() {
-	dt := int64(c.env.now - c.last)
-	c.busyArea += dt * int64(c.busy)
-	c.queueArea += dt * int64(c.QueueLen())
-	c.last = c.env.now
-}
+func (c *CPU) account() { c.serverStats.account(c.env.now, c.busy, c.QueueLen()) }
 
 // ResetStats forgets the statistics gathered so far; threads running and
 // waiting are kept.
 func (c *CPU) ResetStats() {
 	c.account()
-	c.since = c.env.now
-	c.busyArea, c.queueArea = 0, 0
-	c.arrived, c.started, c.completed = 0, 0, 0
-	c.waitSum, c.serviceSum, c.yieldCount, c.wakes, c.wakeWait = 0, 0, 0, 0, 0
-	c.maxQueue = c.QueueLen()
+	c.reset(c.env.now, c.QueueLen())
+	c.yieldCount, c.wakes, c.wakeWait = 0, 0, 0
 }
 
 // CPUStats summarises a CPU since its last ResetStats.
@@ -288,22 +270,7 @@ type CPUStats struct {
 // Stats returns the CPU's statistics up to now.
 func (c *CPU) Stats() CPUStats {
 	c.account()
-	st := CPUStats{StationStats: StationStats{
-		Elapsed:   time.Duration(c.env.now - c.since),
-		Arrived:   c.arrived,
-		Started:   c.started,
-		Completed: c.completed,
-		MaxQueue:  c.maxQueue,
-	}, Wakes: c.wakes, Yields: c.yieldCount}
-	if el := float64(st.Elapsed); el > 0 {
-		st.MeanBusy = float64(c.busyArea) / el
-		st.Utilization = st.MeanBusy / float64(c.servers)
-		st.MeanQueue = float64(c.queueArea) / el
-	}
-	if c.started > 0 {
-		st.MeanWait = time.Duration(c.waitSum / c.started)
-		st.MeanService = time.Duration(c.serviceSum / c.started)
-	}
+	st := CPUStats{StationStats: c.summary(c.env.now, c.servers), Wakes: c.wakes, Yields: c.yieldCount}
 	if c.wakes > 0 {
 		st.MeanWakeWait = time.Duration(c.wakeWait / c.wakes)
 	}

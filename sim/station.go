@@ -18,17 +18,56 @@ type Station struct {
 	waiting FIFO[job]
 	finish  func(any)
 
-	// statistics since the last ResetStats
-	since       Time
-	last        Time
-	busyArea    int64 // server-nanoseconds
-	queueArea   int64 // job-nanoseconds waiting
-	arrived     int64
-	started     int64
-	completed   int64
-	waitSum     int64 // ns waited before service, over started jobs
-	serviceSum  int64 // ns of service, over started jobs
-	maxQueueLen int
+	serverStats // since the last ResetStats
+}
+
+// serverStats are the counts and exact time integrals that Station and CPU
+// report.
+type serverStats struct {
+	since      Time
+	last       Time
+	busyArea   int64 // server-nanoseconds
+	queueArea  int64 // job-nanoseconds waiting
+	arrived    int64
+	started    int64
+	completed  int64
+	waitSum    int64 // ns waited before service, over started jobs
+	serviceSum int64 // ns of service, over started jobs
+	maxQueue   int
+}
+
+// account adds the time since the last change to the integrals.
+func (a *serverStats) account(now Time, busy, queued int) {
+	dt := int64(now - a.last)
+	a.busyArea += dt * int64(busy)
+	a.queueArea += dt * int64(queued)
+	a.last = now
+}
+
+// reset starts a new window at now with queued jobs waiting.
+func (a *serverStats) reset(now Time, queued int) {
+	*a = serverStats{since: now, last: now, maxQueue: queued}
+}
+
+// summary returns the window's statistics up to now (account first).
+func (a *serverStats) summary(now Time, servers int) StationStats {
+	st := StationStats{
+		Elapsed:   time.Duration(now - a.since),
+		Arrived:   a.arrived,
+		Started:   a.started,
+		Completed: a.completed,
+		MaxQueue:  a.maxQueue,
+	}
+	if el := float64(st.Elapsed); el > 0 {
+		st.MeanBusy = float64(a.busyArea) / el
+		st.Utilization = st.MeanBusy / float64(servers)
+		st.MeanQueue = float64(a.queueArea) / el
+	}
+	if a.started > 0 {
+		st.MeanWait = time.Duration(a.waitSum / a.started)
+		st.MeanService = time.Duration(a.serviceSum / a.started)
+	}
+	return st
 }
 
 type job struct {
@@ -56,7 +95,7 @@ func NewStation(env *Env, servers int) *Station {
 		s.idle[servers-1-i] = int32(i)
 	}
 	s.finish = s.onFinish
-	s.since, s.last = env.now, env.now
+	s.reset(env.now, 0)
 	return s
 }
 
@@ -83,8 +122,8 @@ func (s *Station) Submit(d time.Duration, done func(any), arg any) {
 		return
 	}
 	s.waiting.Push(j)
-	if s.waiting.Len() > s.maxQueueLen {
-		s.maxQueueLen = s.waiting.Len()
+	if s.waiting.Len() > s.maxQueue {
+		s.maxQueue = s.waiting.Len()
 	}
 }
 
@@ -117,23 +156,13 @@ func (s *Station) onFinish(a any) {
 	}
 }
 
-// account adds the time since the last change to the integrals.
-func (s *Station) account() {
-	dt := int64(s.env.now - s.last)
-	s.busyArea += dt * int64(s.busy)
-	s.queueArea += dt * int64(s.waiting.Len())
-	s.last = s.env.now
-}
+func (s *Station) account() { s.serverStats.account(s.env.now, s.busy, s.waiting.Len()) }
 
 // ResetStats forgets the statistics gathered so far (the end of a warm-up);
 // jobs in service and waiting are kept.
 func (s *Station) ResetStats() {
 	s.account()
-	s.since = s.env.now
-	s.busyArea, s.queueArea = 0, 0
-	s.arrived, s.started, s.completed = 0, 0, 0
-	s.waitSum, s.serviceSum = 0, 0
-	s.maxQueueLen = s.waiting.Len()
+	s.reset(s.env.now, s.waiting.Len())
 }
 
 // StationStats summarises a station since its last ResetStats.
@@ -153,21 +182,5 @@ type StationStats struct {
 // Stats returns the station's statistics up to now.
 func (s *Station) Stats() StationStats {
 	s.account()
-	st := StationStats{
-		Elapsed:   time.Duration(s.env.now - s.since),
-		Arrived:   s.arrived,
-		Started:   s.started,
-		Completed: s.completed,
-		MaxQueue:  s.maxQueueLen,
-	}
-	if el := float64(st.Elapsed); el > 0 {
-		st.MeanBusy = float64(s.busyArea) / el
-		st.Utilization = st.MeanBusy / float64(s.servers)
-		st.MeanQueue = float64(s.queueArea) / el
-	}
-	if s.started > 0 {
-		st.MeanWait = time.Duration(s.waitSum / s.started)
-		st.MeanService = time.Duration(s.serviceSum / s.started)
-	}
-	return st
+	return s.summary(s.env.now, s.servers)
 }
