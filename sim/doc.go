@@ -38,7 +38,9 @@
 //
 // # Resources
 //
-// [Station] is a k-server FIFO queue (CPU cores, device channels);
+// [Station] is a k-server FIFO queue (device channels, worker pools);
+// [CPU] is a machine's processors shared by threads: bursts of query CPU
+// that yield at query boundaries to threads waking from a sleep;
 // [TokenBucket] is an exact integer rate limiter (IOPS and byte caps) that
 // can say when the next tokens are due; [WaitQueue] is a FIFO of parked
 // callbacks with wake-ups; [Latch] releases its waiters when a count reaches
