@@ -377,6 +377,11 @@ func (s *Sysbench) Metrics() map[string]any {
 			"binlog": ps.BinlogSyncs,
 		},
 		"cpu_util_pct": 100 * cs.Utilization,
+		"threads": map[string]any{
+			"wakes_per_tx":     perTx(cs.Wakes),
+			"wake_wait_us_avg": float64(cs.MeanWakeWait) / 1e3,
+			"yields_per_tx":    perTx(cs.Yields),
+		},
 		"write_bytes_per_tx": map[string]any{
 			"redo":         perTx(src["redo"]),
 			"binlog_file":  perTx(src["binlog_file"]),
