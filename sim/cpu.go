@@ -145,17 +145,18 @@ func (c *CPU) submit(j cpuJob) {
 // start runs j on slot s (counted busy by the caller).
 func (c *CPU) start(s *cpuSlot, j cpuJob) {
 	now := c.env.now
+	d := j.remaining()
 	if j.k == 0 || j.segs == nil {
 		c.started++
 		c.waitSum += int64(now - j.queued)
-		c.serviceSum += int64(j.remaining())
+		c.serviceSum += int64(d)
 		if j.segs == nil {
 			c.wakeWait += int64(now - j.queued)
 		}
 	}
 	s.cpuJob = j
 	s.start = now
-	s.end = c.env.AfterArg(j.remaining(), c.finish, s)
+	s.end = c.env.AfterArg(d, c.finish, s)
 }
 
 // planYield schedules yields at the earliest segment boundaries of running

@@ -59,11 +59,7 @@ type ibbPage struct {
 func newIBB(env *sim.Env, vol *disk.Volume, eng *engine.Engine, maxSize int64, batch int, src disk.Source) *ibbLog {
 	b := &ibbLog{env: env, vol: vol, eng: eng, src: src, fileSize: maxSize, batch: batch}
 	b.pagesPer = maxSize / engine.PageSize
-	// Two files are always preallocated (binlog.md).
-	b.files = append(b.files, vol.OpenFile("binlog-000000.ibb", true), vol.OpenFile("binlog-000001.ibb", true))
-	for _, f := range b.files {
-		f.Fallocate(0) // preallocated fresh: the first write converts unwritten extents
-	}
+	b.file(0) // two files are always preallocated (binlog.md)
 	b.walCB = b.onWAL
 	b.doneCB = b.onWritten
 	eng.Redo.SetOnFlushed(b.trigger)
@@ -174,8 +170,7 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 		}
 		runStart = -1
 	}
-	for i := 0; i < n; i++ {
-		p := b.pending.Pop()
+	take := func(p ibbPage) { // extend the run with page p, or start a new one
 		if b.inflight == 0 || p.firstLSN < b.inflight {
 			b.inflight = p.firstLSN
 		}
@@ -185,16 +180,11 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 		}
 		runEnd = p.idx + 1
 	}
+	for i := 0; i < n; i++ {
+		take(b.pending.Pop())
+	}
 	if withPartial && b.partial.firstLSN != 0 {
-		p := b.partial
-		if b.inflight == 0 || p.firstLSN < b.inflight {
-			b.inflight = p.firstLSN
-		}
-		if p.idx != runEnd {
-			flush()
-			runStart = p.idx
-		}
-		runEnd = p.idx + 1
+		take(b.partial)
 		// The page stays in use: later records dirty it again.
 		b.partial = ibbPage{}
 	}
@@ -207,9 +197,9 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 // files as the log advances.
 func (b *ibbLog) file(idx int64) *disk.File {
 	k := int(idx / b.pagesPer)
-	for len(b.files) <= k+1 {
+	for len(b.files) <= k+1 { // file k+1 is preallocated ahead
 		f := b.vol.OpenFile(fmt.Sprintf("binlog-%06d.ibb", len(b.files)), true)
-		f.Fallocate(0)
+		f.Fallocate(0) // fresh: the first write converts unwritten extents
 		b.files = append(b.files, f)
 	}
 	return b.files[k]

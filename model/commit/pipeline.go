@@ -358,7 +358,7 @@ func (p *Pipeline) release() {
 	for i, tx := range grp {
 		grp[i] = nil
 		tx.TL.Charge(&ph)
-		if i > 0 && p.cpu != nil {
+		if i > 0 {
 			// A member slept until the leader woke it.
 			p.woke.Push(tx)
 			p.cpu.Wake(p.wakeup, p.wokeCB, nil)
@@ -378,9 +378,7 @@ func (p *Pipeline) release() {
 // onWoke: a member the leader woke has a processor again.
 func (p *Pipeline) onWoke(any) {
 	tx := p.woke.Pop()
-	now := p.env.Now()
-	tx.TL.Mark(now-sim.Time(p.wakeup), engine.CatCPUWait)
-	tx.TL.Mark(now, engine.CatCPU)
+	tx.TL.MarkCPU(p.env.Now(), int64(p.wakeup))
 	p.afterGroup(tx)
 }
 

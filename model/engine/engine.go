@@ -56,8 +56,8 @@ type Engine struct {
 
 	stmtRedo [workload.NumStmtKinds]uint64
 	stmtCPU  [workload.NumStmtKinds]time.Duration
-	cpuRNG   *sim.Stream                            // "engine/cpu": statement CPU variability
-	cpuLN    struct{ sum, sq, sigma, half float64 } // lognormal of the last set of means (the same every transaction)
+	cpuRNG   *sim.Stream  // "engine/cpu": statement CPU variability
+	cpuLN    jobLognormal // of the last set of query means (the same every transaction)
 
 	hook CheckpointHook
 
@@ -211,11 +211,15 @@ func (e *Engine) SampleCPU(means []time.Duration) float64 {
 	if ln := &e.cpuLN; ln.sum != sum || ln.sq != sq {
 		c := cv * math.Sqrt(sq) / sum
 		s2 := math.Log1p(c * c)
-		*ln = struct{ sum, sq, sigma, half float64 }{sum, sq, math.Sqrt(s2), s2 / 2}
+		*ln = jobLognormal{sum, sq, math.Sqrt(s2), s2 / 2}
 	}
 	z := distuv.UnitNormal.Quantile(e.cpuRNG.OpenFloat64())
 	return math.Exp(e.cpuLN.sigma*z - e.cpuLN.half)
 }
+
+// jobLognormal is SampleCPU's lognormal for one set of query means: the
+// means' sum and sum of squares it was computed from, sigma and sigma²/2.
+type jobLognormal struct{ sum, sq, sigma, half float64 }
 
 // PlanPages appends the pages the transaction's statements modify to dst:
 // each statement's clustered leaf (row id / rows_per_page) and, for the
@@ -465,21 +469,27 @@ func (e *Engine) ApplyBody(tx *workload.Tx, pages []int32) uint64 {
 	n += uint64(e.cfg.Redo.Purge)
 	lsn := e.mtrCommit(n)
 	for _, p := range pages {
-		if !e.BP.Touch(p, lsn) {
-			// Evicted between the read and now (a tiny pool): treat as a
-			// hit on a re-read page.
-			if !e.BP.HasFree() {
-				if v, dirty, ok := e.BP.Victim(1 << 20); ok && !dirty {
-					e.BP.Evict(v)
-				}
-			}
-			if e.BP.HasFree() {
-				e.BP.Load(p)
-				e.BP.Touch(p, lsn)
-			}
-		}
+		e.dirty(p, lsn)
 	}
 	return lsn
+}
+
+// dirty marks page p modified at lsn. A page that is not resident (evicted
+// since it was read, in a tiny pool; a rollback segment page) is loaded
+// into a free or clean frame as a re-read hit.
+func (e *Engine) dirty(p int32, lsn uint64) {
+	if e.BP.Touch(p, lsn) {
+		return
+	}
+	if !e.BP.HasFree() {
+		if v, dirty, ok := e.BP.Victim(1 << 20); ok && !dirty {
+			e.BP.Evict(v)
+		}
+	}
+	if e.BP.HasFree() {
+		e.BP.Load(p)
+		e.BP.Touch(p, lsn)
+	}
 }
 
 // PrepareMTR writes the XA prepare record of two-phase commit and returns
@@ -496,17 +506,7 @@ func (e *Engine) CommitMTR(extra uint64) uint64 {
 	if e.rsegNext == e.cfg.Layout.RollbackSegments {
 		e.rsegNext = 0
 	}
-	if !e.BP.Touch(p, lsn) {
-		if !e.BP.HasFree() {
-			if v, dirty, ok := e.BP.Victim(1 << 20); ok && !dirty {
-				e.BP.Evict(v)
-			}
-		}
-		if e.BP.HasFree() {
-			e.BP.Load(p)
-			e.BP.Touch(p, lsn)
-		}
-	}
+	e.dirty(p, lsn)
 	return lsn
 }
 

@@ -77,15 +77,14 @@ type Redo struct {
 
 	// Threads (SetCPU): a log_write_up_to caller sleeps in the group
 	// commit lock or in the leader's I/O and needs a processor to go on.
-	cpu        *sim.CPU
-	wakeup     time.Duration
-	woke       sim.FIFO[redoWaiter] // followers woken, in processor order
-	wokeCB     func(any)
-	finishCB   func(any)
-	leadCB     func(any)
-	threadLead bool      // the round's leader is a client thread
-	leaderTL   *Timeline // its timeline
-	tIO        sim.Time  // the round's I/O completed
+	cpu      *sim.CPU
+	wakeup   time.Duration
+	woke     sim.FIFO[redoWaiter] // followers woken, in processor order
+	wokeCB   func(any)
+	finishCB func(any)
+	leadCB   func(any)
+	leaderTL *Timeline // the round's leader, if a client thread
+	tIO      sim.Time  // the round's I/O completed
 
 	// statistics (since ResetStats)
 	DevBytes    int64 // bytes written to the device by log writes
@@ -146,9 +145,7 @@ func (r *Redo) SetCPU(cpu *sim.CPU, wakeup time.Duration) {
 
 func (r *Redo) onWoke(any) {
 	w := r.woke.Pop()
-	now := r.env.Now()
-	w.tl.Mark(now-sim.Time(r.wakeup), CatCPUWait)
-	w.tl.Mark(now, CatCPU)
+	w.tl.MarkCPU(r.env.Now(), int64(r.wakeup))
 	w.fn(w.arg)
 }
 
@@ -220,9 +217,8 @@ func (r *Redo) startRound() {
 	r.busy = true
 	r.target = r.lsn
 	r.doSync = false
-	r.threadLead = len(r.waiters) > 0 && r.waiters[0].tl != nil
 	r.leaderTL = nil
-	if r.threadLead {
+	if len(r.waiters) > 0 {
 		r.leaderTL = r.waiters[0].tl
 	}
 	for i := range r.waiters {
@@ -294,7 +290,7 @@ func (r *Redo) onWrite(any) {
 // to release the lock.
 func (r *Redo) leaderWakes() {
 	r.tIO = r.env.Now()
-	if r.cpu != nil && r.threadLead {
+	if r.cpu != nil && r.leaderTL != nil {
 		r.cpu.Wake(r.wakeup, r.finishCB, nil)
 		return
 	}
