@@ -40,7 +40,6 @@ type fileOp struct {
 	queue time.Duration // sync: queue time of its flush or journal commit
 	done  func(any)
 	arg   any
-	next  *fileOp
 }
 
 // OpenFile creates a file on the volume. Files get ids 1, 2, ... in open
@@ -143,18 +142,11 @@ func (f *File) grow() {
 	f.done = n
 }
 
-func (v *Volume) newFileOp() *fileOp {
-	if o := v.freeFileOp; o != nil {
-		v.freeFileOp = o.next
-		o.next = nil
-		return o
-	}
-	return &fileOp{}
-}
+func (v *Volume) newFileOp() *fileOp { return v.fileOps.Get() }
 
 func (v *Volume) freeFileOpNode(o *fileOp) {
-	*o = fileOp{next: v.freeFileOp}
-	v.freeFileOp = o
+	*o = fileOp{}
+	v.fileOps.Put(o)
 }
 
 // onFileWriteDone marks a write acknowledged, advances the prefix and

@@ -65,7 +65,6 @@ type reqNode struct {
 	size      int64
 	pieces    int32
 	submitted sim.Time
-	next      *reqNode
 }
 
 // ioNode is one device I/O: a request, a piece of a split request, several
@@ -81,7 +80,6 @@ type ioNode struct {
 	started sim.Time // when it took a device slot
 	target  uint64   // flush: cached writes it must see destaged
 	reqs    []*reqNode
-	next    *ioNode
 }
 
 // traceEvent names a device-level event for the test hook.
@@ -132,8 +130,8 @@ type Volume struct {
 	cacheWait sim.FIFO[*ioNode]
 	flushWait sim.FIFO[*ioNode]
 
-	freeReq *reqNode
-	freeIO  *ioNode
+	reqPool sim.Pool[reqNode]
+	ioPool  sim.Pool[ioNode]
 
 	// doneQueued is the queue time of the request whose Done is running
 	// (QueueTime), 0 outside a callback.
@@ -142,9 +140,9 @@ type Volume struct {
 	sources []string
 
 	// file layer
-	files      []*File
-	freeFileOp *fileOp
-	journal    journal
+	files   []*File
+	fileOps sim.Pool[fileOp]
+	journal journal
 
 	st stats_
 
@@ -574,33 +572,20 @@ func (v *Volume) onComplete(a any) {
 	v.dispatch()
 }
 
-func (v *Volume) newReq() *reqNode {
-	if r := v.freeReq; r != nil {
-		v.freeReq = r.next
-		r.next = nil
-		return r
-	}
-	return &reqNode{}
-}
+func (v *Volume) newReq() *reqNode { return v.reqPool.Get() }
 
 func (v *Volume) freeReqNode(r *reqNode) {
-	*r = reqNode{next: v.freeReq}
-	v.freeReq = r
+	*r = reqNode{}
+	v.reqPool.Put(r)
 }
 
-func (v *Volume) newIO() *ioNode {
-	if n := v.freeIO; n != nil {
-		v.freeIO = n.next
-		n.next = nil
-		return n
-	}
-	return &ioNode{reqs: make([]*reqNode, 0, 4)}
-}
+func (v *Volume) newIO() *ioNode { return v.ioPool.Get() }
 
+// freeIOnode releases n, keeping its reqs slice's capacity.
 func (v *Volume) freeIOnode(n *ioNode) {
 	clear(n.reqs)
-	*n = ioNode{reqs: n.reqs[:0], next: v.freeIO}
-	v.freeIO = n
+	*n = ioNode{reqs: n.reqs[:0]}
+	v.ioPool.Put(n)
 }
 
 // QueueTime returns, inside a request's Done callback, how long that

@@ -43,7 +43,7 @@ type Array struct {
 	files   []*File
 	journal journal
 
-	freeOp *op
+	ops sim.Pool[op]
 
 	pieceDone, flushDone func(any)
 }
@@ -58,7 +58,6 @@ type op struct {
 	kind    uint8
 	done    func(any)
 	arg     any
-	next    *op
 }
 
 const (
@@ -136,18 +135,11 @@ func (f *File) Name() string { return f.name }
 // Size returns the end of the furthest write issued.
 func (f *File) Size() int64 { return f.size }
 
-func (a *Array) newOp() *op {
-	if o := a.freeOp; o != nil {
-		a.freeOp = o.next
-		o.next = nil
-		return o
-	}
-	return &op{}
-}
+func (a *Array) newOp() *op { return a.ops.Get() }
 
 func (a *Array) release(o *op) {
-	*o = op{next: a.freeOp}
-	a.freeOp = o
+	*o = op{}
+	a.ops.Put(o)
 }
 
 // stripe issues the pieces of [off, off+size) of a file (whose region
