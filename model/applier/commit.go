@@ -3,7 +3,6 @@ package applier
 import (
 	"time"
 
-	"simrun/model/applier/raid"
 	"simrun/model/disk"
 )
 
@@ -15,7 +14,7 @@ import (
 // ends if anyone is still waiting.
 type redoLog struct {
 	r       *replica
-	file    *raid.File
+	file    *disk.File
 	src     disk.Source
 	lsn     int64
 	written int64
@@ -112,7 +111,7 @@ func (l *redoLog) resetStats() { l.flushes, l.flushWaiter = 0, 0 }
 // The stages pipeline: group k+1 flushes while group k syncs.
 type binlogGC struct {
 	r    *replica
-	file *raid.File
+	file *disk.File
 	src  disk.Source
 
 	regHi, flushHi, syncHi, commitHi int64

@@ -19,7 +19,7 @@
 //
 // Every thread's CPU work (coordinator, scheduler, workers, receiver, the
 // commit stage's leader) runs on one FIFO station with the machine's cores.
-// Disk work goes through package raid to disk.Volume members.
+// Disk work goes to a disk.Array (RAID 0 of disk.Volume members).
 //
 // # The two appliers, in one paragraph each
 //

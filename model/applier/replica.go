@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"simrun/model/applier/raid"
 	"simrun/model/applier/stream"
 	"simrun/model/disk"
 	"simrun/sim"
@@ -70,7 +69,7 @@ type replica struct {
 	cfg  Config
 	prof profile
 	cpu  *sim.Station
-	arr  *raid.Array
+	arr  *disk.Array
 	sch  scheduler
 
 	nUpd             int
@@ -101,7 +100,7 @@ type replica struct {
 	lockWaiters []*worker
 
 	// receiver (online)
-	relay       *raid.File
+	relay       *disk.File
 	srcRelay    disk.Source
 	inbox       []stream.Trx
 	groupSizes  []int
@@ -160,7 +159,7 @@ type violations struct {
 	memory       int64 // event memory above its limit
 }
 
-func newReplica(env *sim.Env, cfg Config, cores int, arr *raid.Array) *replica {
+func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
 	r := &replica{
 		env:  env,
 		cfg:  cfg,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"simrun/model/applier/raid"
 	"simrun/model/applier/stream"
 	"simrun/model/disk"
 	"simrun/sim"
@@ -44,21 +43,11 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 	if cfg.Mode == "online" && (duration <= 0 || warmup < 0) {
 		return nil, nil, errors.New("duration: an online run needs duration > 0 and warmup >= 0")
 	}
-	vols := make([]*disk.Volume, cfg.Storage.Members)
-	for i := range vols {
-		c := vol
-		// Each member draws its own latencies: distinct names give
-		// distinct random streams.
-		c.Name = fmt.Sprintf("%s/member%d", nameOr(vol.Name, vol.Kind), i)
-		v, err := disk.New(env, c)
-		if err != nil {
-			return nil, nil, fmt.Errorf("volume: %w", err)
-		}
-		vols[i] = v
-	}
-	arr, err := raid.New(env, vols, int64(cfg.Storage.ChunkSize))
+	// Each member draws its own latencies: distinct names give distinct
+	// random streams.
+	arr, err := disk.NewArray(env, vol, cfg.Storage.Members, int64(cfg.Storage.ChunkSize))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("volume: %w", err)
 	}
 	r := newReplica(env, cfg, cores, arr)
 	r.trace = trace
@@ -131,13 +120,6 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 	}
 	r.metrics(out, elapsed)
 	return out, r, nil
-}
-
-func nameOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // meanGap is the mean of sequence_number - last_committed.

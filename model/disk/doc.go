@@ -40,6 +40,13 @@
 // append penalty F_append ≈ 1.5–2 × F_overwrite that separates a growing
 // binlog file from a preallocated redo log.
 //
+// # RAID 0
+//
+// Array is a RAID 0 set (Linux md) of volumes with the same filesystem on
+// it: files and the journal are the code a Volume uses, over a block device
+// that splits each request at chunk boundaries across the members and sends
+// a flush to every member.
+//
 // # Figures
 //
 // Iostat and Metrics report r/s, w/s, f/s, rkB/s, wkB/s (kB = 1024 bytes, as

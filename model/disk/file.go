@@ -3,6 +3,8 @@ package disk
 import (
 	"fmt"
 	"time"
+
+	"simrun/sim"
 )
 
 // File is a file on the volume as a database sees it: appends, positioned
@@ -11,7 +13,7 @@ import (
 // and whether it grew since its last sync, which decides whether the
 // filesystem must also commit its metadata journal.
 type File struct {
-	v        *Volume
+	fs       *fsys
 	id       int32
 	name     string
 	prealloc bool
@@ -29,6 +31,34 @@ type File struct {
 	// allocated by posix_fallocate but never written (-1: none).
 	unwrittenFrom int64
 	converted     bool // a write converted unwritten extents since the last sync
+}
+
+// blockDev is the block device a filesystem sits on: one Volume, or a
+// RAID 0 Array that stripes the same requests over its members.
+type blockDev interface {
+	Submit(r Request)
+}
+
+// fsys is the filesystem on a block device: its files, the bookkeeping of
+// their writes and syncs, and the jbd2 metadata journal. A Volume and an
+// Array each have one, so a file behaves the same on either.
+type fsys struct {
+	dev    blockDev
+	cfg    *Config        // journal_write_size and write_cache (an array's members')
+	queued *time.Duration // the device's QueueTime, set while a completion runs
+
+	files   []*File
+	ops     sim.Pool[fileOp]
+	journal journal
+
+	writeDone, flushed func(any)
+}
+
+func (fs *fsys) init(dev blockDev, cfg *Config, queued *time.Duration) {
+	fs.dev, fs.cfg, fs.queued = dev, cfg, queued
+	fs.writeDone = fs.onWriteDone
+	fs.flushed = fs.onSyncFlushed
+	fs.journal.init(fs)
 }
 
 // fileOp is the callback context of a file write or sync.
@@ -49,8 +79,12 @@ type fileOp struct {
 // its Sync is one device flush; a growing file's Sync also commits the
 // filesystem journal.
 func (v *Volume) OpenFile(name string, preallocated bool) *File {
-	f := &File{v: v, id: int32(len(v.files) + 1), name: name, prealloc: preallocated, done: make([]bool, 64), unwrittenFrom: -1}
-	v.files = append(v.files, f)
+	return v.fs.open(name, preallocated)
+}
+
+func (fs *fsys) open(name string, preallocated bool) *File {
+	f := &File{fs: fs, id: int32(len(fs.files) + 1), name: name, prealloc: preallocated, done: make([]bool, 64), unwrittenFrom: -1}
+	fs.files = append(fs.files, f)
 	return f
 }
 
@@ -101,14 +135,14 @@ func (f *File) WriteAt(off, size int64, src Source, done func(any), arg any) {
 		f.converted = true
 		f.unwrittenFrom = off + size
 	}
-	op := f.v.newFileOp()
+	op := f.fs.ops.Get()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
-	f.v.Submit(Request{Op: Write, File: f.id, Offset: off, Size: size, Source: src, Done: f.v.fileWriteDone, Arg: op})
+	f.fs.dev.Submit(Request{Op: Write, File: f.id, Offset: off, Size: size, Source: src, Done: f.fs.writeDone, Arg: op})
 }
 
 // ReadAt reads size bytes at off.
 func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
-	f.v.Submit(Request{Op: Read, File: f.id, Offset: off, Size: size, Source: src, Done: done, Arg: arg})
+	f.fs.dev.Submit(Request{Op: Read, File: f.id, Offset: off, Size: size, Source: src, Done: done, Arg: arg})
 }
 
 // Sync is fsync/fdatasync: it waits until every write issued to this file
@@ -122,13 +156,13 @@ func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
 // This is why an appending file pays about two more device round trips per
 // sync than a preallocated one (mechanisms-notes §1.3).
 func (f *File) Sync(done func(any), arg any) {
-	op := f.v.newFileOp()
+	op := f.fs.ops.Get()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
 	op.grown = !f.prealloc && f.size > f.syncedSize || f.converted
 	f.converted = false
 	op.size = f.size
 	if f.prefix >= op.seq {
-		f.v.syncData(op)
+		f.fs.syncData(op)
 		return
 	}
 	f.syncs = append(f.syncs, op)
@@ -142,16 +176,14 @@ func (f *File) grow() {
 	f.done = n
 }
 
-func (v *Volume) newFileOp() *fileOp { return v.fileOps.Get() }
-
-func (v *Volume) freeFileOpNode(o *fileOp) {
+func (fs *fsys) free(o *fileOp) {
 	*o = fileOp{}
-	v.fileOps.Put(o)
+	fs.ops.Put(o)
 }
 
 // onFileWriteDone marks a write acknowledged, advances the prefix and
 // releases the syncs it completes, then calls the caller.
-func (v *Volume) onFileWriteDone(a any) {
+func (fs *fsys) onWriteDone(a any) {
 	op := a.(*fileOp)
 	f := op.f
 	f.done[op.seq%uint64(len(f.done))] = true
@@ -159,7 +191,7 @@ func (v *Volume) onFileWriteDone(a any) {
 		f.prefix++
 	}
 	done, arg := op.done, op.arg
-	v.freeFileOpNode(op)
+	fs.free(op)
 	n := 0
 	for n < len(f.syncs) && f.syncs[n].seq <= f.prefix {
 		n++
@@ -167,7 +199,7 @@ func (v *Volume) onFileWriteDone(a any) {
 	if n > 0 {
 		ready := f.syncs[:n]
 		for _, s := range ready {
-			v.syncData(s)
+			fs.syncData(s)
 		}
 		m := copy(f.syncs, f.syncs[n:])
 		clear(f.syncs[m:])
@@ -179,30 +211,30 @@ func (v *Volume) onFileWriteDone(a any) {
 }
 
 // syncData runs once a sync's writes are acknowledged.
-func (v *Volume) syncData(op *fileOp) {
+func (fs *fsys) syncData(op *fileOp) {
 	if op.grown {
-		v.journal.request(op)
+		fs.journal.request(op)
 		return
 	}
-	v.Submit(Request{Op: Flush, Source: SourceOther, Done: v.syncFlushed, Arg: op})
+	fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
 }
 
-func (v *Volume) onSyncFlushed(a any) {
+func (fs *fsys) onSyncFlushed(a any) {
 	op := a.(*fileOp)
-	op.queue += v.doneQueued
-	v.finishSync(op)
+	op.queue += *fs.queued
+	fs.finishSync(op)
 }
 
-func (v *Volume) finishSync(op *fileOp) {
+func (fs *fsys) finishSync(op *fileOp) {
 	if f := op.f; f != nil {
 		f.syncedSize = max(f.syncedSize, op.size)
 	}
 	done, arg, q := op.done, op.arg, op.queue
-	v.freeFileOpNode(op)
+	fs.free(op)
 	if done != nil {
-		v.doneQueued = q
+		*fs.queued = q
 		done(arg)
-		v.doneQueued = 0
+		*fs.queued = 0
 	}
 }
 
@@ -210,10 +242,12 @@ func (v *Volume) finishSync(op *fileOp) {
 // does (ext4 commit=5): metadata changed without an fsync, such as the block
 // allocations of written-back data, becomes durable. It shares commits with
 // the syncs of growing files. done(arg) runs when the commit is durable.
-func (v *Volume) CommitJournal(done func(any), arg any) {
-	op := v.newFileOp()
+func (v *Volume) CommitJournal(done func(any), arg any) { v.fs.commitJournal(done, arg) }
+
+func (fs *fsys) commitJournal(done func(any), arg any) {
+	op := fs.ops.Get()
 	op.done, op.arg = done, arg
-	v.journal.request(op)
+	fs.journal.request(op)
 }
 
 // journalFile is the file id of the filesystem journal.
@@ -245,7 +279,7 @@ const journalBlock = 4096
 // One commit at a time (jbd2 has one committing transaction); the syncs
 // that arrive during a commit wait for the next one, which covers them all.
 type journal struct {
-	v          *Volume
+	fs         *fsys
 	busy       bool
 	off        int64
 	commitOff  int64
@@ -260,8 +294,8 @@ type journal struct {
 	commits    int64
 }
 
-func (j *journal) init(v *Volume) {
-	j.v = v
+func (j *journal) init(fs *fsys) {
+	j.fs = fs
 	j.wrote = j.onWrote
 	j.preflushed = j.onPreflushed
 	j.recorded = j.onCommitRecord
@@ -271,7 +305,7 @@ func (j *journal) init(v *Volume) {
 // sizes splits journal_write_size into the descriptor + metadata write and
 // the commit block (4 KiB, or half of a journal_write_size below 8 KiB).
 func (j *journal) sizes() (meta, commit int64) {
-	total := int64(j.v.cfg.JournalWriteSize)
+	total := int64(j.fs.cfg.JournalWriteSize)
 	commit = max(1, min(journalBlock, total/2))
 	return max(1, total-commit), commit
 }
@@ -295,33 +329,33 @@ func (j *journal) commit() {
 	j.commitOff, j.commitSize = off+meta, commit
 	j.queue = 0
 	j.off += meta + commit
-	j.v.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: meta, Source: SourceJournal, Done: j.wrote})
+	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: meta, Source: SourceJournal, Done: j.wrote})
 }
 
 // onWrote: the journal blocks are written; REQ_PREFLUSH of the commit record.
 func (j *journal) onWrote(any) {
-	j.queue += j.v.doneQueued
-	j.v.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.preflushed})
+	j.queue += *j.fs.queued
+	j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.preflushed})
 }
 
 // onPreflushed: the journal blocks are durable; write the commit block.
 func (j *journal) onPreflushed(any) {
-	j.queue += j.v.doneQueued
-	j.v.Submit(Request{Op: Write, File: journalFile, Offset: j.commitOff, Size: j.commitSize, Source: SourceJournal, Done: j.recorded})
+	j.queue += *j.fs.queued
+	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: j.commitOff, Size: j.commitSize, Source: SourceJournal, Done: j.recorded})
 }
 
 // onCommitRecord: REQ_FUA, emulated by a flush on a volatile write cache.
 func (j *journal) onCommitRecord(any) {
-	j.queue += j.v.doneQueued
-	if j.v.cfg.WriteCache {
-		j.v.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.flushed})
+	j.queue += *j.fs.queued
+	if j.fs.cfg.WriteCache {
+		j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.flushed})
 		return
 	}
 	j.finish()
 }
 
 func (j *journal) onFlushed(any) {
-	j.queue += j.v.doneQueued
+	j.queue += *j.fs.queued
 	j.finish()
 }
 
@@ -330,7 +364,7 @@ func (j *journal) finish() {
 	for i, op := range j.committing {
 		j.committing[i] = nil
 		op.queue += j.queue
-		j.v.finishSync(op)
+		j.fs.finishSync(op)
 	}
 	j.committing = j.committing[:0]
 	j.busy = false
@@ -340,4 +374,4 @@ func (j *journal) finish() {
 }
 
 // JournalCommits returns the number of filesystem journal commits so far.
-func (v *Volume) JournalCommits() int64 { return v.journal.commits }
+func (v *Volume) JournalCommits() int64 { return v.fs.journal.commits }

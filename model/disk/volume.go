@@ -139,10 +139,7 @@ type Volume struct {
 
 	sources []string
 
-	// file layer
-	files   []*File
-	fileOps sim.Pool[fileOp]
-	journal journal
+	fs fsys // the filesystem on the volume
 
 	st stats_
 
@@ -154,7 +151,6 @@ type Volume struct {
 	recQueue trace.TrackID
 
 	complete, onWake, mediaDone, ackCached, flushReady func(any)
-	fileWriteDone, syncFlushed                         func(any)
 }
 
 // New builds a volume on env. The configuration is validated first.
@@ -198,9 +194,7 @@ func New(env *sim.Env, cfg Config) (*Volume, error) {
 	v.mediaDone = v.onMediaDone
 	v.ackCached = v.onAckCached
 	v.flushReady = v.onFlushReady
-	v.fileWriteDone = v.onFileWriteDone
-	v.syncFlushed = v.onSyncFlushed
-	v.journal.init(v)
+	v.fs.init(v, &v.cfg, &v.doneQueued)
 	v.st.init(env.Now())
 	return v, nil
 }
