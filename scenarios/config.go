@@ -7,6 +7,7 @@ import (
 	"time"
 
 	replica "simrun/model/applier"
+	"simrun/model/commit"
 	"simrun/model/demo"
 	"simrun/model/disk"
 	"simrun/model/engine"
@@ -95,7 +96,8 @@ func (w Workload) Validate() error {
 type Config struct {
 	Machine  Machine        `toml:"machine" doc:"the server"`
 	Volume   disk.Config    `toml:"volume" doc:"the block volume the data lives on"`
-	Engine   engine.Config  `toml:"engine" doc:"the InnoDB-like storage engine, its logs and its commit pipeline (workload kind sysbench)"`
+	Engine   engine.Config  `toml:"engine" doc:"the InnoDB-like storage engine: buffer pool, redo log, page cleaner, statement costs (workload kind sysbench)"`
+	Commit   commit.Config  `toml:"commit" doc:"the server's commit path: binary log, group commit, innodb_flush_log_at_trx_commit (workload kind sysbench)"`
 	Workload Workload       `toml:"workload" doc:"what drives the run"`
 	Applier  replica.Config `toml:"applier" doc:"the replica's parallel applier and its source stream (workload kind replication)"`
 }
@@ -106,6 +108,7 @@ func DefaultConfig() Config {
 		Machine:  DefaultMachine(),
 		Volume:   disk.DefaultConfig(),
 		Engine:   engine.DefaultConfig(),
+		Commit:   commit.DefaultConfig(),
 		Workload: DefaultWorkload(),
 		Applier:  replica.DefaultConfig(),
 	}

@@ -221,7 +221,7 @@ func TestModelDeterminism(t *testing.T) {
 		name  string
 		sweep Axis
 	}{
-		{"binlog/quick", Axis{Key: "engine.innodb_flush_log_at_trx_commit", Values: []any{int64(0), int64(1)}}},
+		{"binlog/quick", Axis{Key: "commit.innodb_flush_log_at_trx_commit", Values: []any{int64(0), int64(1)}}},
 		{"replication/csa-vs-mta", Axis{Key: "applier.workers", Values: []any{int64(8), int64(64)}}},
 		{"disk/fio-network-caps", Axis{Key: "workload.fio.iodepth", Values: []any{int64(1), int64(8)}}},
 	} {

@@ -44,7 +44,7 @@ var runners = []struct {
 }{
 	{"demo", runDemo, []string{"machine"}},
 	{"fio", runFio, []string{"volume"}},
-	{"sysbench", runSysbench, []string{"machine", "volume", "engine"}},
+	{"sysbench", runSysbench, []string{"machine", "volume", "engine", "commit"}},
 	{"replication", runReplication, []string{"machine", "volume", "applier"}},
 }
 
@@ -224,7 +224,7 @@ func runSysbench(rc RunContext) (result.Metrics, error) {
 		return nil, err
 	}
 	wl := workload.Config{Kind: "sysbench", Sysbench: rc.Config.Workload.Sysbench}
-	s, err := server.NewSysbench(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, wl)
+	s, err := server.NewSysbench(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, rc.Config.Commit, wl)
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"simrun/model/disk"
-	"simrun/model/engine"
 	"simrun/sim"
 )
 
@@ -29,7 +28,7 @@ const osPage = 4096
 type binlogFile struct {
 	env  *sim.Env
 	vol  *disk.Volume
-	cfg  engine.BinlogConfig
+	cfg  BinlogConfig
 	src  disk.Source
 	file *disk.File
 	seq  int
@@ -55,7 +54,7 @@ type binlogFile struct {
 	Rotations int64
 }
 
-func newBinlogFile(env *sim.Env, vol *disk.Volume, cfg engine.BinlogConfig, src disk.Source) *binlogFile {
+func newBinlogFile(env *sim.Env, vol *disk.Volume, cfg BinlogConfig, src disk.Source) *binlogFile {
 	b := &binlogFile{env: env, vol: vol, cfg: cfg, src: src}
 	b.file = vol.OpenFile("binlog.000001", false)
 	b.seq = 1

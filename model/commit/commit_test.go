@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -54,18 +55,22 @@ func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string
 		t.Fatal(err)
 	}
 	cfg := engine.DefaultConfig()
-	cfg.BinlogStorageEngine, cfg.SyncBinlog, cfg.FlushLogAtTrxCommit = mode, syncBinlog, trx
 	cfg.Redo.InitialLog = initialLog
+	cc := DefaultConfig()
+	cc.BinlogStorageEngine, cc.SyncBinlog, cc.FlushLogAtTrxCommit = BinlogMode(mode), syncBinlog, FlushPolicy(trx)
+	if err := cc.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	wl := workload.DefaultSysbench()
 	wl.TableSize = 10_000
 	src := engine.Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
 		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
-	e, err := engine.New(env, cfg, wl, vol, src)
+	e, err := engine.New(env, cfg, wl, vol, src, cc.FlushLogAtTrxCommit.Syncs())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cpu := sim.NewCPU(env, 4)
-	p := New(env, e, cpu, vol, cfg, Sources{BinlogFile: vol.RegisterSource("binlog_file"), BinlogPages: vol.RegisterSource("binlog_pages")})
+	p := New(env, e, cpu, vol, cc, Sources{BinlogFile: vol.RegisterSource("binlog_file"), BinlogPages: vol.RegisterSource("binlog_pages")}, cfg.CPU.Wakeup.D())
 	return &rig{env: env, vol: vol, eng: e, pipe: p}
 }
 
@@ -96,6 +101,53 @@ func TestFirstPassCommitsJournal(t *testing.T) {
 		r.commitBurst(t, 12)
 		if r.eng.Redo.Syncs == 0 || r.vol.JournalCommits() < r.eng.Redo.Syncs {
 			t.Errorf("%s: %d redo syncs, %d journal commits; want a commit per sync", state, r.eng.Redo.Syncs, r.vol.JournalCommits())
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Fatalf("default invalid: %v", err)
+	}
+	cases := []struct {
+		mutate func(*Config)
+		key    string
+	}{
+		{func(c *Config) { c.BinlogStorageEngine = "aria" }, "binlog_storage_engine"},
+		{func(c *Config) { c.FlushLogAtTrxCommit = 4 }, "innodb_flush_log_at_trx_commit"},
+		{func(c *Config) { c.SyncBinlog = -1 }, "sync_binlog"},
+		{func(c *Config) { c.BinlogRedoExtra = -1 }, "binlog_redo_extra"},
+		{func(c *Config) { c.Binlog.IBBFlushBatch = 0 }, "binlog.ibb_flush_batch"},
+		{func(c *Config) { c.Binlog.MaxBinlogSize = 1 }, "binlog.max_binlog_size"},
+		{func(c *Config) { c.CPU.Prepare = -1 }, "cpu.prepare"},
+	}
+	for _, tc := range cases {
+		c := DefaultConfig()
+		tc.mutate(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.key+":") {
+			t.Errorf("want an error naming %s, got %v", tc.key, err)
+		}
+	}
+}
+
+// The flush policy's meaning, decided in one place.
+func TestFlushPolicy(t *testing.T) {
+	type want struct{ syncs, writes, waits, afterSync, afterWrite bool }
+	for _, tc := range []struct {
+		f FlushPolicy
+		w want
+	}{
+		{FlushPerSecond, want{}},
+		{FlushSyncAtCommit, want{syncs: true, waits: true}},
+		{FlushWriteCommit, want{writes: true, waits: true, afterWrite: true}},
+		{FlushSyncTwice, want{syncs: true, waits: true, afterSync: true}},
+	} {
+		var got want
+		got.syncs, got.writes, got.waits = tc.f.Syncs(), tc.f.Writes(), tc.f.Waits()
+		got.afterSync, got.afterWrite = tc.f.AfterBinlog()
+		if got != tc.w {
+			t.Errorf("trx_commit %v: got %+v, want %+v", tc.f, got, tc.w)
 		}
 	}
 }
@@ -173,7 +225,7 @@ func TestInnoDBBinlogIsRedo(t *testing.T) {
 	in := newRig(t, "innodb", 0, 1)
 	in.commitBurst(t, 10)
 	extra := in.eng.Redo.LSN() - off.eng.Redo.LSN()
-	want := uint64(10 * (2150 + in.eng.Config().Redo.BinlogExtra))
+	want := uint64(10 * (2150 + DefaultConfig().BinlogRedoExtra))
 	if extra != want {
 		t.Fatalf("innodb binlog adds %d redo bytes, want %d", extra, want)
 	}

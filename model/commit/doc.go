@@ -18,6 +18,11 @@
 // else; .ibb pages are written in the background once their redo is
 // durable, and the partial last page at each checkpoint.
 //
+// The pipeline drives the engine through the Engine interface (prepare and
+// commit mini-transactions, log_write_up_to, the durable LSN) and owns its
+// configuration, the [commit] section; BinlogMode and FlushPolicy are typed
+// and interpreted in one place.
+//
 // Events computes the ROW-format binlog size of a sysbench transaction from
 // MariaDB's event layouts. docs/model-commit.md gives the sources.
 package commit

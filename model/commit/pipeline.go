@@ -23,6 +23,21 @@ type Tx struct {
 	queuedAt    sim.Time // joined the binlog group commit queue (trace arrows)
 }
 
+// Engine is what the commit path needs of the storage engine: the
+// mini-transactions it writes at prepare and commit, the log's write and
+// sync up to an LSN (log_write_up_to) and the durable LSN. *engine.Engine
+// satisfies it.
+type Engine interface {
+	PrepareMTR() uint64
+	CommitMTR(extra uint64) uint64
+	// CommitBinlogMTR writes the commit mtr with a transaction's binlog
+	// bytes into the InnoDB binlog tablespace (OpenBinlogTablespace).
+	CommitBinlogMTR(binlog, extra uint64) uint64
+	OpenBinlogTablespace(fileSize int64, batch int, src disk.Source)
+	LogUpTo(lsn uint64, sync bool, tl *engine.Timeline, fn func(any), arg any) bool
+	FlushedLSN() uint64
+}
+
 // Sources are the volume accounting tags of the binlog writes.
 type Sources struct {
 	BinlogFile, BinlogPages disk.Source
@@ -46,15 +61,14 @@ type Sources struct {
 // ha_innodb.cc trx_commit_complete_for_mysql, trx0trx.cc trx_prepare.)
 type Pipeline struct {
 	env   *sim.Env
-	eng   *engine.Engine
+	eng   Engine
 	cpu   *sim.CPU
 	vol   *disk.Volume
-	cfg   engine.Config
-	mode  string
-	flush int
+	cfg   Config
+	mode  BinlogMode
+	flush FlushPolicy
 
 	file *binlogFile
-	ibb  *ibbLog
 
 	// LOCK_log and the binlog group commit queue
 	queue, group, spare []*Tx
@@ -99,16 +113,16 @@ type Pipeline struct {
 	Violations int64
 }
 
-// New builds the commit pipeline of cfg on the engine. cpu is the
-// machine's CPU, on which the binlog group leader copies binlog caches.
-func New(env *sim.Env, eng *engine.Engine, cpu *sim.CPU, vol *disk.Volume, cfg engine.Config, src Sources) *Pipeline {
+// New builds the commit pipeline of cfg (validated) on the engine. cpu is
+// the machine's CPU, on which the binlog group leader copies binlog caches;
+// wakeup is the CPU a thread needs to resume after sleeping.
+func New(env *sim.Env, eng Engine, cpu *sim.CPU, vol *disk.Volume, cfg Config, src Sources, wakeup time.Duration) *Pipeline {
 	p := &Pipeline{env: env, eng: eng, cpu: cpu, vol: vol, cfg: cfg, mode: cfg.BinlogStorageEngine, flush: cfg.FlushLogAtTrxCommit}
 	switch p.mode {
-	case engine.BinlogFile:
+	case BinlogFile:
 		p.file = newBinlogFile(env, vol, cfg.Binlog, src.BinlogFile)
-	case engine.BinlogInnoDB:
-		p.ibb = newIBB(env, vol, eng, int64(cfg.Binlog.MaxBinlogSize), cfg.Binlog.IBBFlushBatch, src.BinlogPages)
-		eng.SetCheckpointHook(p.ibb)
+	case BinlogInnoDB:
+		eng.OpenBinlogTablespace(int64(cfg.Binlog.MaxBinlogSize), cfg.Binlog.IBBFlushBatch, src.BinlogPages)
 	}
 	p.prepared = p.onPrepared
 	p.cpuDone = p.onLeaderCPU
@@ -121,7 +135,7 @@ func New(env *sim.Env, eng *engine.Engine, cpu *sim.CPU, vol *disk.Volume, cfg e
 	p.syncWokeCB = p.onSyncWoke
 	p.orderedCB = p.runCommitOrdered
 	p.leadCB = func(any) { p.lead() }
-	p.wakeup = cfg.CPU.Wakeup.D()
+	p.wakeup = wakeup
 	return p
 }
 
@@ -134,35 +148,33 @@ func (p *Pipeline) Start() {
 }
 
 // Mode returns the binlog storage mode.
-func (p *Pipeline) Mode() string { return p.mode }
+func (p *Pipeline) Mode() BinlogMode { return p.mode }
 
-// CommitCPU returns the server CPU of the COMMIT statement in this mode:
-// the commit itself plus, with a file binlog, two-phase commit's prepare.
+// CommitCPU returns the CPU the commit path adds to the engine's COMMIT
+// statement: with a file binlog, two-phase commit's prepare.
 func (p *Pipeline) CommitCPU() time.Duration {
-	d := p.cfg.CPU.Commit.D()
-	if p.mode == engine.BinlogFile {
-		d += p.cfg.CPU.Prepare.D()
+	if p.mode == BinlogFile {
+		return p.cfg.CPU.Prepare.D()
 	}
-	return d
+	return 0
 }
 
 // Commit runs the commit of tx, whose COMMIT statement has been executed.
 func (p *Pipeline) Commit(tx *Tx) {
 	p.Commits++
 	switch p.mode {
-	case engine.BinlogOff:
+	case BinlogOff:
 		tx.lsn = p.eng.CommitMTR(0)
-		p.durability(tx, p.flush == 1 || p.flush == 3, p.flush == 2)
-	case engine.BinlogInnoDB:
+		p.durability(tx, p.flush.Syncs(), p.flush.Writes())
+	case BinlogInnoDB:
 		p.BinlogBytes += tx.BinlogBytes
 		p.enqueue(tx)
-	case engine.BinlogFile:
+	case BinlogFile:
 		p.BinlogBytes += tx.BinlogBytes
 		lsn := p.eng.PrepareMTR()
 		tx.prepLSN = lsn
-		durable := p.flush == 1 || p.flush == 3
-		if durable || p.flush == 2 {
-			if !p.eng.Redo.Request(lsn, durable, &tx.TL, p.prepared, tx) {
+		if p.flush.Waits() {
+			if !p.eng.LogUpTo(lsn, p.flush.Syncs(), &tx.TL, p.prepared, tx) {
 				return
 			}
 		}
@@ -176,7 +188,7 @@ func (p *Pipeline) onPrepared(a any) { p.enqueue(a.(*Tx)) }
 // tx.lsn to be durable (or written), then acknowledges the commit.
 func (p *Pipeline) durability(tx *Tx, durable, write bool) {
 	if durable || write {
-		if !p.eng.Redo.Request(tx.lsn, durable, &tx.TL, p.finished, tx) {
+		if !p.eng.LogUpTo(tx.lsn, durable, &tx.TL, p.finished, tx) {
 			return
 		}
 	}
@@ -185,15 +197,15 @@ func (p *Pipeline) durability(tx *Tx, durable, write bool) {
 
 func (p *Pipeline) finish(a any) {
 	tx := a.(*Tx)
-	if p.flush == 1 || p.flush == 3 {
+	if p.flush.Syncs() {
 		// Durability invariant: an acknowledged commit is in the durable
 		// log (with a file binlog: its prepare record, the binlog holding
 		// the commit decision).
 		l := tx.lsn
-		if p.mode == engine.BinlogFile && p.flush == 1 {
+		if p.mode == BinlogFile && p.flush == FlushSyncAtCommit {
 			l = tx.prepLSN
 		}
-		if l > p.eng.Redo.Flushed() {
+		if l > p.eng.FlushedLSN() {
 			p.Violations++
 		}
 	}
@@ -262,9 +274,9 @@ func (p *Pipeline) proceed() {
 func (p *Pipeline) BinlogCPU(n int64) time.Duration {
 	per := p.cfg.CPU.BinlogInnoDBKiB
 	switch p.mode {
-	case engine.BinlogFile:
+	case BinlogFile:
 		per = p.cfg.CPU.BinlogFileKiB
-	case engine.BinlogOff:
+	case BinlogOff:
 		return 0
 	}
 	return time.Duration(float64(per) * float64(n) / 1024)
@@ -273,11 +285,10 @@ func (p *Pipeline) BinlogCPU(n int64) time.Duration {
 func (p *Pipeline) onLeaderCPU(any) {
 	now := p.env.Now()
 	p.phases.Add(now, engine.CatBinlogWrite)
-	if p.mode == engine.BinlogInnoDB {
-		over := uint64(p.cfg.Redo.BinlogExtra)
+	if p.mode == BinlogInnoDB {
+		over := uint64(p.cfg.BinlogRedoExtra)
 		for _, tx := range p.group {
-			tx.lsn = p.eng.CommitMTR(uint64(tx.BinlogBytes) + over)
-			p.ibb.append(tx.BinlogBytes, tx.lsn)
+			tx.lsn = p.eng.CommitBinlogMTR(uint64(tx.BinlogBytes), over)
 		}
 		p.release()
 		return
@@ -383,18 +394,18 @@ func (p *Pipeline) onWoke(any) {
 }
 
 func (p *Pipeline) afterGroup(tx *Tx) {
-	switch p.mode {
-	case engine.BinlogInnoDB:
-		p.durability(tx, p.flush == 1 || p.flush == 3, p.flush == 2)
-	default:
-		p.durability(tx, p.flush == 3, p.flush == 2)
+	if p.mode == BinlogInnoDB {
+		p.durability(tx, p.flush.Syncs(), p.flush.Writes())
+		return
 	}
+	sync, write := p.flush.AfterBinlog()
+	p.durability(tx, sync, write)
 }
 
 // SetTrace records the binlog group commits on "commit/binlog group"
-// (leader takes LOCK_log to release), the binlog file's fdatasyncs on
-// "fsync/binlog" and the .ibb page writes on "flush/binlog pages"; nil
-// turns it off. Call it before Start.
+// (leader takes LOCK_log to release) and the binlog file's fdatasyncs on
+// "fsync/binlog" (the engine records the .ibb page writes); nil turns it
+// off. Call it before Start.
 func (p *Pipeline) SetTrace(rec *trace.Recorder) {
 	p.rec = rec
 	if rec == nil {
@@ -402,9 +413,6 @@ func (p *Pipeline) SetTrace(rec *trace.Recorder) {
 	}
 	p.trGroup = rec.Track("commit/binlog group")
 	p.trFsync = rec.Track("fsync/binlog")
-	if p.ibb != nil {
-		p.ibb.rec, p.ibb.track = rec, rec.Track("flush/binlog pages")
-	}
 }
 
 func (p *Pipeline) traceGroup(grp []*Tx) {
@@ -423,9 +431,6 @@ func (p *Pipeline) traceGroup(grp []*Tx) {
 func (p *Pipeline) ResetStats() {
 	p.GroupSize.Reset()
 	p.Commits, p.BinlogBytes, p.BinlogSyncs = 0, 0, 0
-	if p.ibb != nil {
-		p.ibb.PageWrites, p.ibb.Bytes = 0, 0
-	}
 	if p.file != nil {
 		p.file.Syncs, p.file.Bytes, p.file.WBWrites = 0, 0, 0
 	}
@@ -437,7 +442,6 @@ type Stats struct {
 	BinlogBytes     int64
 	BinlogSyncs     int64
 	BinlogGroup     stats.HistogramSummary
-	IBBPageWrites   int64
 	OSWritebacks    int64
 	BinlogRotations int64
 }
@@ -445,9 +449,6 @@ type Stats struct {
 // Stats returns the statistics of the measured window.
 func (p *Pipeline) Stats() Stats {
 	s := Stats{Commits: p.Commits, BinlogBytes: p.BinlogBytes, BinlogSyncs: p.BinlogSyncs, BinlogGroup: p.GroupSize.Summary()}
-	if p.ibb != nil {
-		s.IBBPageWrites = p.ibb.PageWrites
-	}
 	if p.file != nil {
 		s.OSWritebacks = p.file.WBWrites
 		s.BinlogRotations = p.file.Rotations

@@ -329,8 +329,8 @@ func (c *cleaner) onPageWritten(a any) {
 	}
 }
 
-// checkpoint runs log_checkpoint after a batch: the hook's pages (the
-// InnoDB binlog's pending and partial pages) are written, then the data
+// checkpoint runs log_checkpoint after a batch: the InnoDB binlog's
+// pending and partial pages are written, then the data
 // files written since the last checkpoint are fdatasynced, the log is made
 // durable, and the checkpoint block is written and synced.
 func (c *cleaner) checkpoint() {
@@ -344,8 +344,8 @@ func (c *cleaner) checkpointNext() {
 	c.ckptStp++
 	switch c.ckptStp {
 	case 1:
-		if e.hook != nil {
-			e.hook.Checkpoint(e.Redo.lsn, c.ckptCB)
+		if e.ibb != nil {
+			e.ibb.checkpoint(e.Redo.lsn, c.ckptCB)
 			return
 		}
 		c.checkpointNext()
@@ -369,8 +369,8 @@ func (c *cleaner) checkpointNext() {
 				e.undo.Sync(c.ckptSub, nil)
 			}
 		}
-		if e.hook != nil {
-			for _, f := range e.hook.Files() {
+		if e.ibb != nil {
+			for _, f := range e.ibb.syncFiles() {
 				c.ckptN++
 				f.Sync(c.ckptSub, nil)
 			}

@@ -12,19 +12,15 @@ import (
 // .ibb binlog pages have the same size (MariaDB Docs/replication/binlog.md).
 const PageSize = 16 * 1024
 
-// Config is the [engine] section: a MariaDB server with InnoDB. The three
-// keys at the top are the ones the binlog study varies per case; the
-// sub-tables hold the settings it did not state and the cost estimates.
+// Config is the [engine] section: InnoDB in a MariaDB server, its buffer
+// pool, redo log, page cleaner and statement costs. The commit path (the
+// binary log, sync_binlog, innodb_flush_log_at_trx_commit) is the [commit]
+// section of package commit.
 type Config struct {
-	BinlogStorageEngine string `toml:"binlog_storage_engine" unit:"" doc:"where the binary log lives: off (log_bin off), file (classic binlog file with two-phase commit) or innodb (MariaDB 12.3 binlog_storage_engine=innodb, MDEV-34705)"`
-	SyncBinlog          int    `toml:"sync_binlog" unit:"groups" doc:"file binlog: fdatasync the binlog every N group commits (0 = never, leave it to the OS); ignored with binlog_storage_engine=innodb (MariaDB KB 'InnoDB-Based Binary Log')"`
-	FlushLogAtTrxCommit int    `toml:"innodb_flush_log_at_trx_commit" unit:"" doc:"0: write+sync the redo log once per second; 1: write+sync at commit (at prepare with a file binlog); 2: write at commit, sync once per second; 3 (MariaDB): sync at prepare and at commit"`
-
 	BufferPool BufferPoolConfig `toml:"buffer_pool" unit:"" doc:"buffer pool"`
 	Layout     LayoutConfig     `toml:"layout" unit:"" doc:"how sysbench tables map to InnoDB pages"`
 	Redo       RedoConfig       `toml:"redo" unit:"" doc:"redo log: size, buffer, write granularity and bytes per operation"`
 	Flushing   FlushingConfig   `toml:"flushing" unit:"" doc:"page cleaner and doublewrite buffer"`
-	Binlog     BinlogConfig     `toml:"binlog" unit:"" doc:"binary log files and the OS write-back of a file binlog"`
 	CPU        CPUConfig        `toml:"cpu" unit:"" doc:"server CPU per statement"`
 }
 
@@ -57,7 +53,6 @@ type RedoConfig struct {
 	Commit         sim.Bytes    `toml:"bytes_commit" unit:"bytes/tx" doc:"redo of the commit mini-transaction: undo log header state, rollback segment history list"`
 	Prepare        sim.Bytes    `toml:"bytes_prepare" unit:"bytes/tx" doc:"redo of the XA prepare of two-phase commit (file binlog only): undo header state TRX_PREPARED and the XID"`
 	Purge          sim.Bytes    `toml:"bytes_purge" unit:"bytes/tx" doc:"redo written later by purge per transaction: removal of delete-marked secondary entries, undo log truncation, page reorganisations"`
-	BinlogExtra    sim.Bytes    `toml:"binlog_redo_extra" unit:"bytes/tx" doc:"binlog_storage_engine=innodb: redo per transaction beyond the binlog bytes themselves (which are redo too). Calibrated: the published redo volumes give 2.9 KB/tx more redo with the InnoDB binlog than with the file binlog, against 2.15 KB of binlog events; WRITE record headers, chunk headers and mtr framing explain about 200 B, the rest is not explained by known layouts (docs/model-commit.md)"`
 }
 
 // FlushingConfig is [engine.flushing].
@@ -72,32 +67,18 @@ type FlushingConfig struct {
 	DoublewriteBatch    int     `toml:"doublewrite_batch" unit:"pages" doc:"pages per doublewrite batch: two blocks of one extent (64 pages) each (buf_dblwr_t, MariaDB >= 10.5)"`
 }
 
-// BinlogConfig is [engine.binlog].
-type BinlogConfig struct {
-	MaxBinlogSize     sim.Bytes    `toml:"max_binlog_size" unit:"bytes" doc:"max_binlog_size (default 1GiB): size of each preallocated .ibb file; a file binlog rotates at this size"`
-	OSDirtyExpire     sim.Duration `toml:"os_dirty_expire" unit:"s" doc:"Linux vm.dirty_expire_centisecs (default 30s): a dirty inode older than this is written back by the flusher thread"`
-	OSWritebackPeriod sim.Duration `toml:"os_writeback_interval" unit:"s" doc:"Linux vm.dirty_writeback_centisecs (default 5s): period of the flusher thread"`
-	FSCommitInterval  sim.Duration `toml:"fs_commit_interval" unit:"s" doc:"ext4 journal commit interval (commit=5 mount default): the block allocations of written-back binlog data are committed this often"`
-	IBBFlushBatch     int          `toml:"ibb_flush_batch" unit:"pages" doc:"binlog_storage_engine=innodb: full .ibb pages the binlog flush thread writes in one sequential write once their redo is durable; assumption: 16 (256 KiB, one maximum-size I/O), consistent with the 35-70 KB average write of the published Case2 (with 1 it is about 29 KB)"`
-	CommitWaitCount   int          `toml:"binlog_commit_wait_count" unit:"transactions" doc:"binlog_commit_wait_count (default 0 = no wait): a group leader waits for this many commits"`
-	CommitWaitUsec    sim.Duration `toml:"binlog_commit_wait_usec" unit:"s" doc:"binlog_commit_wait_usec (default 100ms): the most a leader waits when binlog_commit_wait_count > 0"`
-}
-
 // CPUConfig is [engine.cpu]: server CPU per statement on one vCPU of the
 // machine. Assumption: calibrated so that the cases with no sync in the
 // commit path (CPU-bound) reach the published TPS; see docs/model-engine.md.
 type CPUConfig struct {
-	Begin           sim.Duration `toml:"begin" unit:"s" doc:"BEGIN: parse, start the transaction"`
-	UpdateIndex     sim.Duration `toml:"update_index" unit:"s" doc:"UPDATE SET k=k+1 WHERE id=? (primary-key lookup, clustered update, secondary delete-mark + insert)"`
-	UpdateNonIndex  sim.Duration `toml:"update_non_index" unit:"s" doc:"UPDATE SET c=? WHERE id=?"`
-	Delete          sim.Duration `toml:"delete" unit:"s" doc:"DELETE WHERE id=?"`
-	Insert          sim.Duration `toml:"insert" unit:"s" doc:"INSERT of one row"`
-	Commit          sim.Duration `toml:"commit" unit:"s" doc:"COMMIT: InnoDB commit mini-transaction, lock release, reply"`
-	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
-	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
-	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
-	Wakeup          sim.Duration `toml:"wakeup" unit:"s" doc:"CPU a thread spends to resume after sleeping on a lock, a condition or an I/O (scheduler switch, futex and syscall return); it runs only when the thread gets a processor. Assumption: 10us on a VM (docs/model-engine.md)"`
-	CV              float64      `toml:"cv" unit:"" doc:"coefficient of variation (standard deviation / mean) of each statement's server CPU: every BEGIN, statement and COMMIT draws its CPU from a lognormal with the mean above and this CV (0 = constant). Assumption: 0.5; a statement's instructions are nearly fixed, its cycles vary with cache misses on the B-tree path, latch spins, interrupts and the load on its SMT sibling (docs/model-engine.md)"`
+	Begin          sim.Duration `toml:"begin" unit:"s" doc:"BEGIN: parse, start the transaction"`
+	UpdateIndex    sim.Duration `toml:"update_index" unit:"s" doc:"UPDATE SET k=k+1 WHERE id=? (primary-key lookup, clustered update, secondary delete-mark + insert)"`
+	UpdateNonIndex sim.Duration `toml:"update_non_index" unit:"s" doc:"UPDATE SET c=? WHERE id=?"`
+	Delete         sim.Duration `toml:"delete" unit:"s" doc:"DELETE WHERE id=?"`
+	Insert         sim.Duration `toml:"insert" unit:"s" doc:"INSERT of one row"`
+	Commit         sim.Duration `toml:"commit" unit:"s" doc:"COMMIT: InnoDB commit mini-transaction, lock release, reply"`
+	Wakeup         sim.Duration `toml:"wakeup" unit:"s" doc:"CPU a thread spends to resume after sleeping on a lock, a condition or an I/O (scheduler switch, futex and syscall return); it runs only when the thread gets a processor. Assumption: 10us on a VM (docs/model-engine.md)"`
+	CV             float64      `toml:"cv" unit:"" doc:"coefficient of variation (standard deviation / mean) of each statement's server CPU: every BEGIN, statement and COMMIT draws its CPU from a lognormal with the mean above and this CV (0 = constant). Assumption: 0.5; a statement's instructions are nearly fixed, its cycles vary with cache misses on the B-tree path, latch spins, interrupts and the load on its SMT sibling (docs/model-engine.md)"`
 }
 
 // DefaultConfig returns the engine used to reproduce the MariaDB 12.3
@@ -105,9 +86,6 @@ type CPUConfig struct {
 func DefaultConfig() Config {
 	us := func(n float64) sim.Duration { return sim.Duration(n * float64(time.Microsecond)) }
 	return Config{
-		BinlogStorageEngine: "innodb",
-		SyncBinlog:          0,
-		FlushLogAtTrxCommit: 1,
 		BufferPool: BufferPoolConfig{
 			Size: 8 * sim.GiB,
 			Warm: true,
@@ -132,7 +110,6 @@ func DefaultConfig() Config {
 			Commit:         150,
 			Prepare:        200,
 			Purge:          700,
-			BinlogExtra:    950,
 		},
 		Flushing: FlushingConfig{
 			IOCapacity:          200,
@@ -144,47 +121,30 @@ func DefaultConfig() Config {
 			Doublewrite:         true,
 			DoublewriteBatch:    128,
 		},
-		Binlog: BinlogConfig{
-			MaxBinlogSize:     1 * sim.GiB,
-			OSDirtyExpire:     sim.Duration(30 * time.Second),
-			OSWritebackPeriod: sim.Duration(5 * time.Second),
-			FSCommitInterval:  sim.Duration(5 * time.Second),
-			IBBFlushBatch:     16,
-			CommitWaitCount:   0,
-			CommitWaitUsec:    sim.Duration(100 * time.Millisecond),
-		},
 		CPU: CPUConfig{
-			Begin:           us(15),
-			UpdateIndex:     us(95),
-			UpdateNonIndex:  us(90),
-			Delete:          us(80),
-			Insert:          us(100),
-			Commit:          us(50),
-			Prepare:         us(25),
-			BinlogFileKiB:   us(8),
-			BinlogInnoDBKiB: us(4),
-			Wakeup:          us(10),
-			CV:              0.5,
+			Begin:          us(15),
+			UpdateIndex:    us(95),
+			UpdateNonIndex: us(90),
+			Delete:         us(80),
+			Insert:         us(100),
+			Commit:         us(50),
+			Wakeup:         us(10),
+			CV:             0.5,
 		},
 	}
 }
 
-// Binlog storage modes.
-const (
-	BinlogOff    = "off"
-	BinlogFile   = "file"
-	BinlogInnoDB = "innodb"
-)
-
-// Buffered reports whether the redo log goes through the page cache.
-func (r RedoConfig) Buffered(flushAtCommit int) bool {
+// Buffered reports whether the redo log goes through the page cache;
+// syncAtCommit is whether the commit policy syncs the log at every commit
+// (innodb_flush_log_at_trx_commit 1 or 3), which "auto" turns O_DIRECT on for.
+func (r RedoConfig) Buffered(syncAtCommit bool) bool {
 	switch r.FileBuffering {
 	case "on":
 		return true
 	case "off":
 		return false
 	}
-	return flushAtCommit == 0 || flushAtCommit == 2
+	return !syncAtCommit
 }
 
 // Capacity returns the redo capacity, the sync point (max_checkpoint_age)
@@ -201,17 +161,6 @@ func (r RedoConfig) Capacity() (capacity, syncPoint, asyncPoint uint64) {
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	switch c.BinlogStorageEngine {
-	case BinlogOff, BinlogFile, BinlogInnoDB:
-	default:
-		bad("binlog_storage_engine: must be one of off, file, innodb, got %q", c.BinlogStorageEngine)
-	}
-	if c.SyncBinlog < 0 || c.SyncBinlog > 1_000_000 {
-		bad("sync_binlog: must be in [0, 1000000], got %d", c.SyncBinlog)
-	}
-	if c.FlushLogAtTrxCommit < 0 || c.FlushLogAtTrxCommit > 3 {
-		bad("innodb_flush_log_at_trx_commit: must be 0, 1, 2 or 3, got %d", c.FlushLogAtTrxCommit)
-	}
 	if c.BufferPool.Size < 64*sim.MiB || c.BufferPool.Size > 64*sim.TiB {
 		bad("buffer_pool.size: must be in [64MiB, 64TiB], got %v", c.BufferPool.Size)
 	}
@@ -254,8 +203,7 @@ func (c Config) Validate() error {
 		k string
 		v sim.Bytes
 	}{{"bytes_update_index", r.UpdateIndex}, {"bytes_update_non_index", r.UpdateNonIndex}, {"bytes_delete", r.Delete},
-		{"bytes_insert", r.Insert}, {"bytes_commit", r.Commit}, {"bytes_prepare", r.Prepare}, {"bytes_purge", r.Purge},
-		{"binlog_redo_extra", r.BinlogExtra}} {
+		{"bytes_insert", r.Insert}, {"bytes_commit", r.Commit}, {"bytes_prepare", r.Prepare}, {"bytes_purge", r.Purge}} {
 		if x.v < 0 || x.v > 1*sim.MiB {
 			bad("redo.%s: must be in [0, 1MiB], got %v", x.k, x.v)
 		}
@@ -291,35 +239,12 @@ func (c Config) Validate() error {
 	if f.DoublewriteBatch < 1 || f.DoublewriteBatch > 1024 {
 		bad("flushing.doublewrite_batch: must be in [1, 1024], got %d", f.DoublewriteBatch)
 	}
-	b := c.Binlog
-	if b.MaxBinlogSize < 64*sim.KiB || b.MaxBinlogSize > 1*sim.TiB {
-		bad("binlog.max_binlog_size: must be in [64KiB, 1TiB], got %v", b.MaxBinlogSize)
-	}
-	if b.OSDirtyExpire < 0 || b.OSDirtyExpire > sim.Duration(24*time.Hour) {
-		bad("binlog.os_dirty_expire: must be in [0, 24h], got %v", b.OSDirtyExpire)
-	}
-	if b.OSWritebackPeriod < sim.Duration(10*time.Millisecond) || b.OSWritebackPeriod > sim.Duration(time.Hour) {
-		bad("binlog.os_writeback_interval: must be in [10ms, 1h], got %v", b.OSWritebackPeriod)
-	}
-	if b.FSCommitInterval < sim.Duration(10*time.Millisecond) || b.FSCommitInterval > sim.Duration(time.Hour) {
-		bad("binlog.fs_commit_interval: must be in [10ms, 1h], got %v", b.FSCommitInterval)
-	}
-	if b.IBBFlushBatch < 1 || b.IBBFlushBatch > 65536 {
-		bad("binlog.ibb_flush_batch: must be in [1, 65536], got %d", b.IBBFlushBatch)
-	}
-	if b.CommitWaitCount < 0 || b.CommitWaitCount > 1_000_000 {
-		bad("binlog.binlog_commit_wait_count: must be in [0, 1000000], got %d", b.CommitWaitCount)
-	}
-	if b.CommitWaitUsec < 0 || b.CommitWaitUsec > sim.Duration(time.Second) {
-		bad("binlog.binlog_commit_wait_usec: must be in [0, 1s], got %v", b.CommitWaitUsec)
-	}
 	p := c.CPU
 	for _, x := range []struct {
 		k string
 		v sim.Duration
 	}{{"begin", p.Begin}, {"update_index", p.UpdateIndex}, {"update_non_index", p.UpdateNonIndex}, {"delete", p.Delete},
-		{"insert", p.Insert}, {"commit", p.Commit}, {"prepare", p.Prepare}, {"binlog_file_per_kib", p.BinlogFileKiB},
-		{"binlog_innodb_per_kib", p.BinlogInnoDBKiB}} {
+		{"insert", p.Insert}, {"commit", p.Commit}} {
 		if x.v < 0 || x.v > sim.Duration(time.Second) {
 			bad("cpu.%s: must be in [0, 1s], got %v", x.k, x.v)
 		}
@@ -328,15 +253,4 @@ func (c Config) Validate() error {
 		bad("cpu.cv: must be in [0, 4], got %v", p.CV)
 	}
 	return errors.Join(errs...)
-}
-
-// BinlogMode describes the commit protocol in words, for reports.
-func (c Config) BinlogMode() string {
-	switch c.BinlogStorageEngine {
-	case BinlogFile:
-		return fmt.Sprintf("file binlog, sync_binlog=%d, trx_commit=%d", c.SyncBinlog, c.FlushLogAtTrxCommit)
-	case BinlogInnoDB:
-		return fmt.Sprintf("innodb binlog, trx_commit=%d", c.FlushLogAtTrxCommit)
-	}
-	return fmt.Sprintf("no binlog, trx_commit=%d", c.FlushLogAtTrxCommit)
 }

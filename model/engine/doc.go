@@ -26,6 +26,15 @@
 // buffered log copies into the page cache and pays the device write at the
 // sync.
 //
+// # The binlog tablespace
+//
+// With binlog_storage_engine=innodb the binary log is an InnoDB tablespace
+// of .ibb files (ibb.go): the commit pipeline writes each transaction's
+// binlog in its commit mini-transaction (CommitBinlogMTR), the pages go to
+// their files once their redo is durable, and a checkpoint writes the
+// partial page and may not pass the oldest unwritten binlog byte. The
+// engine drives all of it itself; package commit only calls in.
+//
 // # Flushing and checkpoints
 //
 // The page cleaner runs MariaDB's buf_flush_page_cleaner: once a second an

@@ -19,20 +19,6 @@ type Sources struct {
 	Redo, PageFlush, Doublewrite, PageRead disk.Source
 }
 
-// CheckpointHook lets another component (the InnoDB-stored binlog) hold
-// back and take part in checkpoints: its unwritten pages carry redo that
-// a checkpoint must not discard.
-type CheckpointHook interface {
-	// OldestLSN returns the smallest LSN of data it holds that is not yet
-	// written to its file, or 0 if none.
-	OldestLSN() uint64
-	// Checkpoint writes what it must before a checkpoint at lsn (the
-	// partial last page) and calls done when written.
-	Checkpoint(lsn uint64, done func())
-	// Files returns the files a checkpoint must fdatasync.
-	Files() []*disk.File
-}
-
 // Engine is InnoDB as the sysbench workload sees it: the tables' pages in
 // a buffer pool, the redo log, the page cleaner with the doublewrite
 // buffer, checkpoints and the stalls of log_free_check.
@@ -59,7 +45,7 @@ type Engine struct {
 	cpuRNG   *sim.Stream  // "engine/cpu": statement CPU variability
 	cpuLN    jobLognormal // of the last set of query means (the same every transaction)
 
-	hook CheckpointHook
+	ibb *ibbLog // the binlog stored in InnoDB, nil without one
 
 	// log_free_check stalls
 	stalled      []stallWaiter
@@ -97,8 +83,11 @@ type stallWaiter struct {
 	arg any
 }
 
-// New builds the engine for sysbench tables on vol. sources tags its I/O.
-func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources) (*Engine, error) {
+// New builds the engine for sysbench tables on vol. sources tags its I/O;
+// syncAtCommit says whether the commit policy syncs the log at every commit
+// (innodb_flush_log_at_trx_commit 1 or 3), which redo.log_file_buffering
+// "auto" depends on.
+func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, syncAtCommit bool) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -117,7 +106,7 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 	e.rsegBase = int32(e.tables * e.perTable)
 	frames := int(int64(cfg.BufferPool.Size) / PageSize)
 	e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
-	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(cfg.FlushLogAtTrxCommit), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
+	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(syncAtCommit), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
 	e.files = make([]*disk.File, e.tables)
 	for t := range e.files {
 		e.files[t] = vol.OpenFile(fmt.Sprintf("sbtest%d.ibd", t+1), true)
@@ -158,17 +147,48 @@ func (e *Engine) SetCPU(cpu *sim.CPU) { e.Redo.SetCPU(cpu, e.cfg.CPU.Wakeup.D())
 // SetTrace records the engine's work on rec (nil: off): redo group-commit
 // rounds on "commit/redo group", log syncs on "fsync/redo", page-cleaner
 // batches and checkpoints on "flush/page cleaner", doublewrite chunks on
-// "flush/doublewrite slot 0" and "slot 1", and the checkpoint age and dirty pages as counters.
-// Call it before Start.
+// "flush/doublewrite slot 0" and "slot 1", the .ibb page writes of an
+// InnoDB binlog on "flush/binlog pages", and the checkpoint age and dirty
+// pages as counters. Call it before Start.
 func (e *Engine) SetTrace(rec *trace.Recorder) {
 	e.rec = rec
 	e.Redo.setTrace(rec)
 	e.cl.setTrace(rec)
+	if e.ibb != nil {
+		e.ibb.rec = rec
+		if rec != nil {
+			e.ibb.track = rec.Track("flush/binlog pages")
+		}
+	}
 }
 
-// SetCheckpointHook registers the component whose pages take part in
-// checkpoints.
-func (e *Engine) SetCheckpointHook(h CheckpointHook) { e.hook = h }
+// OpenBinlogTablespace creates the binary log stored in InnoDB
+// (binlog_storage_engine=innodb): preallocated .ibb files of fileSize bytes
+// whose pages are written batch full pages at a time once their redo is
+// durable, and at every checkpoint with the partial last page, which a
+// checkpoint may not pass. src tags its writes. Call it once, before Start.
+func (e *Engine) OpenBinlogTablespace(fileSize int64, batch int, src disk.Source) {
+	e.ibb = newIBB(e, fileSize, batch, src)
+}
+
+// CommitBinlogMTR is the commit mini-transaction of a transaction whose
+// binlog goes into the InnoDB binlog tablespace: its binlog bytes (and
+// extra bytes of redo framing them) are written in the same mtr, so they
+// are redo too, and the .ibb pages they fill are dirtied at its LSN.
+func (e *Engine) CommitBinlogMTR(binlog, extra uint64) uint64 {
+	lsn := e.CommitMTR(binlog + extra)
+	e.ibb.append(int64(binlog), lsn)
+	return lsn
+}
+
+// BinlogPageWrites returns the .ibb pages written since ResetStats (a
+// partial page counts each time it is written).
+func (e *Engine) BinlogPageWrites() int64 {
+	if e.ibb == nil {
+		return 0
+	}
+	return e.ibb.PageWrites
+}
 
 // backgroundFlush is srv_master_callback's once-per-second
 // log_buffer_flush_to_disk: write and sync the log whatever the setting.
@@ -510,6 +530,20 @@ func (e *Engine) CommitMTR(extra uint64) uint64 {
 	return lsn
 }
 
+// LogUpTo is log_write_up_to: it asks for the log up to lsn to be written
+// and, if sync, durable. It returns true if that is already so; otherwise
+// fn(arg) runs when it is, with tl's wait charged (Redo.Request).
+func (e *Engine) LogUpTo(lsn uint64, sync bool, tl *Timeline, fn func(any), arg any) bool {
+	return e.Redo.Request(lsn, sync, tl, fn, arg)
+}
+
+// FlushedLSN returns the durable end of the log.
+func (e *Engine) FlushedLSN() uint64 { return e.Redo.flushed }
+
+// CommitCPU returns the mean server CPU of the COMMIT statement in the
+// engine (commit mini-transaction, lock release, reply).
+func (e *Engine) CommitCPU() time.Duration { return e.cfg.CPU.Commit.D() }
+
 // AppendRedo appends n bytes of redo in their own mini-transaction (an
 // out-of-band binlog chunk) and returns the end LSN.
 func (e *Engine) AppendRedo(n uint64) uint64 { return e.mtrCommit(n) }
@@ -527,8 +561,8 @@ func (e *Engine) oldestForCheckpoint() uint64 {
 	for _, l := range e.lruInflight {
 		t = min(t, l)
 	}
-	if e.hook != nil {
-		if h := e.hook.OldestLSN(); h != 0 {
+	if e.ibb != nil {
+		if h := e.ibb.oldestLSN(); h != 0 {
 			t = min(t, h)
 		}
 	}
@@ -558,6 +592,9 @@ func (e *Engine) ResetStats() {
 	e.ageMax = e.Redo.lsn - e.Redo.checkpoint
 	e.BP.Hits, e.BP.Misses = 0, 0
 	e.Redo.resetStats()
+	if e.ibb != nil {
+		e.ibb.PageWrites, e.ibb.Bytes = 0, 0
+	}
 	e.flushedSeries = stats.NewSeries(time.Second, 3600)
 	e.cl.resetAt = e.env.Now()
 }

@@ -72,6 +72,8 @@ func TestBufferPoolEviction(t *testing.T) {
 	}
 }
 
+// newTestEngine builds an engine whose log is synced at commit
+// (innodb_flush_log_at_trx_commit = 1).
 func newTestEngine(t *testing.T, cfg Config) (*sim.Env, *Engine, *disk.Volume) {
 	t.Helper()
 	env := sim.New(1)
@@ -83,7 +85,7 @@ func newTestEngine(t *testing.T, cfg Config) (*sim.Env, *Engine, *disk.Volume) {
 	wl.TableSize = 10_000
 	src := Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
 		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
-	e, err := New(env, cfg, wl, vol, src)
+	e, err := New(env, cfg, wl, vol, src, cfg.Redo.FileBuffering != "on")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +96,6 @@ func newTestEngine(t *testing.T, cfg Config) (*sim.Env, *Engine, *disk.Volume) {
 // ran: group commit.
 func TestRedoGroupCommit(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.FlushLogAtTrxCommit = 1
 	env, e, _ := newTestEngine(t, cfg)
 	var done int
 	var tls [5]Timeline
@@ -135,7 +136,6 @@ func TestRedoGroupCommit(t *testing.T) {
 // device bytes exceed the LSN range by about a block per write.
 func TestRedoBlockRewrite(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.FlushLogAtTrxCommit = 1
 	env, e, _ := newTestEngine(t, cfg)
 	for i := 0; i < 20; i++ {
 		lsn := e.CommitMTR(1000)
@@ -172,7 +172,6 @@ func TestRedoInitialLog(t *testing.T) {
 		{"after_load", 64 * sim.KiB, false, 0},                 // the load wrapped a 4 GiB log
 	} {
 		cfg := DefaultConfig()
-		cfg.FlushLogAtTrxCommit = 1
 		cfg.Redo.InitialLog, cfg.Redo.BytesLoadRow = tc.state, tc.loadRow
 		env, e, vol := newTestEngine(t, cfg)
 		for i := 0; i < 5; i++ { // each round reaches a new 4 KiB block
@@ -195,7 +194,7 @@ func TestRedoInitialLog(t *testing.T) {
 // device sees the log only at the once-per-second sync.
 func TestRedoBuffered(t *testing.T) {
 	cfg := DefaultConfig()
-	cfg.FlushLogAtTrxCommit = 2
+	cfg.Redo.FileBuffering = "on" // what auto gives at trx_commit 2
 	env, e, _ := newTestEngine(t, cfg)
 	e.Start()
 	lsn := e.CommitMTR(5000)
@@ -264,9 +263,6 @@ func TestConfigValidate(t *testing.T) {
 		mutate func(*Config)
 		key    string
 	}{
-		{func(c *Config) { c.BinlogStorageEngine = "aria" }, "binlog_storage_engine"},
-		{func(c *Config) { c.FlushLogAtTrxCommit = 4 }, "innodb_flush_log_at_trx_commit"},
-		{func(c *Config) { c.SyncBinlog = -1 }, "sync_binlog"},
 		{func(c *Config) { c.BufferPool.Size = sim.MiB }, "buffer_pool.size"},
 		{func(c *Config) { c.Redo.LogFileSize = sim.MiB }, "redo.log_file_size"},
 		{func(c *Config) { c.Redo.BlockSize = 3000 }, "redo.block_size"},
@@ -276,7 +272,6 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"},
 		{func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"},
 		{func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"},
-		{func(c *Config) { c.Binlog.IBBFlushBatch = 0 }, "binlog.ibb_flush_batch"},
 		{func(c *Config) { c.Layout.RowsPerPage = 0 }, "layout.rows_per_page"},
 	}
 	for _, tc := range cases {

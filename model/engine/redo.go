@@ -443,10 +443,6 @@ func (r *Redo) onCheckpointSynced(any) {
 	}
 }
 
-// SetOnFlushed registers fn to run after every round that made more of the
-// log durable.
-func (r *Redo) SetOnFlushed(fn func()) { r.onFlushed = fn }
-
 // resetStats starts the measured window.
 func (r *Redo) resetStats() {
 	r.DevBytes, r.LSNWritten, r.Syncs, r.Writes = 0, 0, 0, 0

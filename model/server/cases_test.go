@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/workload"
@@ -24,6 +25,13 @@ type studyCase struct {
 	trxCommit  int
 	tps        float64
 	redoGB     float64 // redo bytes in 600 s, 0 = not published
+}
+
+// commit is the case's commit section.
+func (c studyCase) commit() commit.Config {
+	cc := commit.DefaultConfig()
+	cc.BinlogStorageEngine, cc.SyncBinlog, cc.FlushLogAtTrxCommit = commit.BinlogMode(c.binlog), c.syncBinlog, commit.FlushPolicy(c.trxCommit)
+	return cc
 }
 
 var study = []studyCase{
@@ -55,7 +63,7 @@ func studyVolume(thin bool) disk.Config {
 // runStudy runs the nine study cases on vcfg, in parallel on separate
 // kernels (one per core), and returns their metrics and servers in case
 // order.
-func runStudy(t testing.TB, vcfg disk.Config, dur time.Duration, tweak func(*engine.Config)) ([]map[string]any, []*Sysbench) {
+func runStudy(t testing.TB, vcfg disk.Config, dur time.Duration, tweak func(*engine.Config, *commit.Config)) ([]map[string]any, []*Sysbench) {
 	t.Helper()
 	ms := make([]map[string]any, len(study))
 	runs := make([]*Sysbench, len(study))
@@ -74,21 +82,18 @@ func runStudy(t testing.TB, vcfg disk.Config, dur time.Duration, tweak func(*eng
 	return ms, runs
 }
 
-func runCase(t testing.TB, c studyCase, vcfg disk.Config, dur time.Duration, tweak func(*engine.Config)) (map[string]any, *Sysbench) {
+func runCase(t testing.TB, c studyCase, vcfg disk.Config, dur time.Duration, tweak func(*engine.Config, *commit.Config)) (map[string]any, *Sysbench) {
 	t.Helper()
 	env := sim.New(1)
 	vol, err := disk.New(env, vcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ec := engine.DefaultConfig()
-	ec.BinlogStorageEngine = c.binlog
-	ec.SyncBinlog = c.syncBinlog
-	ec.FlushLogAtTrxCommit = c.trxCommit
+	ec, cc := engine.DefaultConfig(), c.commit()
 	if tweak != nil {
-		tweak(&ec)
+		tweak(&ec, &cc)
 	}
-	s, err := NewSysbench(env, 4, vol, ec, workload.DefaultConfig())
+	s, err := NewSysbench(env, 4, vol, ec, cc, workload.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +222,7 @@ func TestSensitivity(t *testing.T) {
 		name  string
 		thin  bool
 		vol   func(*disk.Config)
-		tweak func(*engine.Config)
+		tweak func(*engine.Config, *commit.Config)
 	}
 	scaleLat := func(k float64) func(*disk.Config) {
 		return func(v *disk.Config) {
@@ -229,37 +234,41 @@ func TestSensitivity(t *testing.T) {
 	}
 	variants := []variant{
 		{name: "default"},
-		{name: "redo 1GiB", tweak: func(e *engine.Config) { e.Redo.LogFileSize = sim.GiB }},
-		{name: "redo 2GiB", tweak: func(e *engine.Config) { e.Redo.LogFileSize = 2 * sim.GiB }},
-		{name: "redo 8GiB", tweak: func(e *engine.Config) { e.Redo.LogFileSize = 8 * sim.GiB }},
-		{name: "io_capacity 1000/2000", tweak: func(e *engine.Config) { e.Flushing.IOCapacity = 1000 }},
-		{name: "io_capacity 2000/4000", tweak: func(e *engine.Config) { e.Flushing.IOCapacity, e.Flushing.IOCapacityMax = 2000, 4000 }},
-		{name: "buffer pool 12GiB", tweak: func(e *engine.Config) { e.BufferPool.Size = 12 * sim.GiB }},
-		{name: "buffer pool 2GiB", tweak: func(e *engine.Config) { e.BufferPool.Size = 2 * sim.GiB }},
+		{name: "redo 1GiB", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.LogFileSize = sim.GiB }},
+		{name: "redo 2GiB", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.LogFileSize = 2 * sim.GiB }},
+		{name: "redo 8GiB", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.LogFileSize = 8 * sim.GiB }},
+		{name: "io_capacity 1000/2000", tweak: func(e *engine.Config, cc *commit.Config) { e.Flushing.IOCapacity = 1000 }},
+		{name: "io_capacity 2000/4000", tweak: func(e *engine.Config, cc *commit.Config) {
+			e.Flushing.IOCapacity, e.Flushing.IOCapacityMax = 2000, 4000
+		}},
+		{name: "buffer pool 12GiB", tweak: func(e *engine.Config, cc *commit.Config) { e.BufferPool.Size = 12 * sim.GiB }},
+		{name: "buffer pool 2GiB", tweak: func(e *engine.Config, cc *commit.Config) { e.BufferPool.Size = 2 * sim.GiB }},
 		{name: "volume latency x0.8", vol: scaleLat(0.8)},
 		{name: "volume latency x1.2", vol: scaleLat(1.2)},
 		// The preset's latencies put an appending write+fsync at 1.5 ms
 		// (mechanisms-notes §2.3) with jbd2's journal commit; before that
 		// commit was modelled as two writes the same rule gave x1/0.705.
 		{name: "previous latencies (x1/0.705)", vol: scaleLat(1 / 0.705)},
-		{name: "cpu.cv 0 (constant statement CPU)", tweak: func(e *engine.Config) { e.CPU.CV = 0 }},
-		{name: "cpu.cv 1", tweak: func(e *engine.Config) { e.CPU.CV = 1 }},
-		{name: "doublewrite off", tweak: func(e *engine.Config) { e.Flushing.Doublewrite = false }},
-		{name: "ibb_flush_batch 1", tweak: func(e *engine.Config) { e.Binlog.IBBFlushBatch = 1 }},
-		{name: "initial_log wrapped (a written-through log, the steady state)", tweak: func(e *engine.Config) { e.Redo.InitialLog = "wrapped" }},
-		{name: "initial_log new (created just before the run)", tweak: func(e *engine.Config) { e.Redo.InitialLog = "new" }},
-		{name: "bytes_load_row 180B (-30%)", tweak: func(e *engine.Config) { e.Redo.BytesLoadRow = 180 }},
-		{name: "bytes_load_row 340B (+30%)", tweak: func(e *engine.Config) { e.Redo.BytesLoadRow = 340 }},
-		{name: "cpu.wakeup 0 (a woken thread still waits for a processor)", tweak: func(e *engine.Config) { e.CPU.Wakeup = 0 }},
-		{name: "cpu.wakeup 20us", tweak: func(e *engine.Config) { e.CPU.Wakeup = sim.Duration(20 * time.Microsecond) }},
+		{name: "cpu.cv 0 (constant statement CPU)", tweak: func(e *engine.Config, cc *commit.Config) { e.CPU.CV = 0 }},
+		{name: "cpu.cv 1", tweak: func(e *engine.Config, cc *commit.Config) { e.CPU.CV = 1 }},
+		{name: "doublewrite off", tweak: func(e *engine.Config, cc *commit.Config) { e.Flushing.Doublewrite = false }},
+		{name: "ibb_flush_batch 1", tweak: func(e *engine.Config, cc *commit.Config) { cc.Binlog.IBBFlushBatch = 1 }},
+		{name: "initial_log wrapped (a written-through log, the steady state)", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.InitialLog = "wrapped" }},
+		{name: "initial_log new (created just before the run)", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.InitialLog = "new" }},
+		{name: "bytes_load_row 180B (-30%)", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.BytesLoadRow = 180 }},
+		{name: "bytes_load_row 340B (+30%)", tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.BytesLoadRow = 340 }},
+		{name: "cpu.wakeup 0 (a woken thread still waits for a processor)", tweak: func(e *engine.Config, cc *commit.Config) { e.CPU.Wakeup = 0 }},
+		{name: "cpu.wakeup 20us", tweak: func(e *engine.Config, cc *commit.Config) { e.CPU.Wakeup = sim.Duration(20 * time.Microsecond) }},
 		{name: "CPU +10%", tweak: scaleCPU(1.1)},
 		{name: "CPU -10%", tweak: scaleCPU(0.9)},
 		{name: "54MB/s default", thin: true},
 		{name: "54MB/s previous latencies (x1/0.705)", thin: true, vol: scaleLat(1 / 0.705)},
-		{name: "54MB/s initial_log wrapped", thin: true, tweak: func(e *engine.Config) { e.Redo.InitialLog = "wrapped" }},
-		{name: "54MB/s redo 1GiB", thin: true, tweak: func(e *engine.Config) { e.Redo.LogFileSize = sim.GiB }},
-		{name: "54MB/s redo 8GiB", thin: true, tweak: func(e *engine.Config) { e.Redo.LogFileSize = 8 * sim.GiB }},
-		{name: "54MB/s io_capacity 2000/4000", thin: true, tweak: func(e *engine.Config) { e.Flushing.IOCapacity, e.Flushing.IOCapacityMax = 2000, 4000 }},
+		{name: "54MB/s initial_log wrapped", thin: true, tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.InitialLog = "wrapped" }},
+		{name: "54MB/s redo 1GiB", thin: true, tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.LogFileSize = sim.GiB }},
+		{name: "54MB/s redo 8GiB", thin: true, tweak: func(e *engine.Config, cc *commit.Config) { e.Redo.LogFileSize = 8 * sim.GiB }},
+		{name: "54MB/s io_capacity 2000/4000", thin: true, tweak: func(e *engine.Config, cc *commit.Config) {
+			e.Flushing.IOCapacity, e.Flushing.IOCapacityMax = 2000, 4000
+		}},
 	}
 	if only := os.Getenv("SIMRUN_SENS_ONLY"); only != "" {
 		var keep []variant
@@ -295,9 +304,9 @@ func TestSensitivity(t *testing.T) {
 	}
 }
 
-func scaleCPU(k float64) func(*engine.Config) {
-	return func(e *engine.Config) {
-		for _, d := range []*sim.Duration{&e.CPU.Begin, &e.CPU.UpdateIndex, &e.CPU.UpdateNonIndex, &e.CPU.Delete, &e.CPU.Insert, &e.CPU.Commit, &e.CPU.Prepare, &e.CPU.Wakeup} {
+func scaleCPU(k float64) func(*engine.Config, *commit.Config) {
+	return func(e *engine.Config, cc *commit.Config) {
+		for _, d := range []*sim.Duration{&e.CPU.Begin, &e.CPU.UpdateIndex, &e.CPU.UpdateNonIndex, &e.CPU.Delete, &e.CPU.Insert, &e.CPU.Commit, &cc.CPU.Prepare, &e.CPU.Wakeup} {
 			*d = sim.Duration(float64(*d) * k)
 		}
 	}

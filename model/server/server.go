@@ -75,8 +75,8 @@ func registerSources(vol *disk.Volume) (engine.Sources, commit.Sources) {
 }
 
 // NewSysbench wires a server with cores CPU servers (vCPUs; SMT threads
-// count as servers) on vol, configured by eng and wl.
-func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config) (*Sysbench, error) {
+// count as servers) on vol, configured by eng, cc and wl.
+func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config) (*Sysbench, error) {
 	if cores < 1 || cores > 4096 {
 		return nil, fmt.Errorf("cores: must be in [1, 4096], got %d", cores)
 	}
@@ -86,15 +86,18 @@ func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, w
 	if err := eng.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
+	if err := cc.Validate(); err != nil {
+		return nil, fmt.Errorf("commit: %w", err)
+	}
 	esrc, csrc := registerSources(vol)
-	e, err := engine.New(env, eng, wl.Sysbench, vol, esrc)
+	e, err := engine.New(env, eng, wl.Sysbench, vol, esrc, cc.FlushLogAtTrxCommit.Syncs())
 	if err != nil {
 		return nil, err
 	}
 	s := &Sysbench{env: env, vol: vol, eng: e, wl: wl.Sysbench}
 	s.cpu = sim.NewCPU(env, cores)
 	e.SetCPU(s.cpu)
-	s.pipe = commit.New(env, e, s.cpu, vol, eng, csrc)
+	s.pipe = commit.New(env, e, s.cpu, vol, cc, csrc, eng.CPU.Wakeup.D())
 	s.gen = workload.NewGenerator(wl.Sysbench, env.Stream("workload/sysbench"))
 	s.ev = commit.Events(wl.Sysbench)
 	s.tps = stats.NewSeries(time.Second, 3600)
@@ -161,7 +164,7 @@ func (c *client) start() {
 	c.ctx.TL.Begin(now)
 	s.gen.Next(&c.tx)
 	c.ctx.BinlogBytes = 0
-	if s.pipe.Mode() != engine.BinlogOff {
+	if s.pipe.Mode() != commit.BinlogOff {
 		c.ctx.BinlogBytes = s.ev.TxBytes(&c.tx)
 	}
 	if s.eng.FreeCheck(&c.ctx.TL, c.freeCB, c) {
@@ -196,7 +199,7 @@ func (c *client) onRTT(any) {
 	for _, st := range c.tx.Stmts {
 		c.qcpu = append(c.qcpu, s.eng.StmtCPU(st.Kind))
 	}
-	c.qcpu = append(c.qcpu, s.pipe.CommitCPU())
+	c.qcpu = append(c.qcpu, s.eng.CommitCPU()+s.pipe.CommitCPU())
 	f := s.eng.SampleCPU(c.qcpu)
 	cl := s.wl.ClientCPU.D()
 	var d time.Duration
@@ -435,20 +438,20 @@ func (s *Sysbench) Metrics() map[string]any {
 // RunSysbench runs sysbench against a server with cores vCPUs on vol for
 // warmup + duration of virtual time and returns the metrics of the
 // measured window (after the warm-up).
-func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config, warmup, duration time.Duration) (map[string]any, error) {
-	return RunSysbenchTraced(env, cores, vol, eng, wl, warmup, duration, nil)
+func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config, warmup, duration time.Duration) (map[string]any, error) {
+	return RunSysbenchTraced(env, cores, vol, eng, cc, wl, warmup, duration, nil)
 }
 
 // RunSysbenchTraced is RunSysbench that also records the run on rec (nil:
 // no trace), the volume's I/Os included; see Sysbench.SetTrace.
-func RunSysbenchTraced(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, wl workload.Config, warmup, duration time.Duration, rec *trace.Recorder) (map[string]any, error) {
+func RunSysbenchTraced(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config, warmup, duration time.Duration, rec *trace.Recorder) (map[string]any, error) {
 	if duration <= 0 {
 		return nil, fmt.Errorf("duration: must be > 0, got %v", duration)
 	}
 	if warmup < 0 {
 		return nil, fmt.Errorf("warmup: must be >= 0, got %v", warmup)
 	}
-	s, err := NewSysbench(env, cores, vol, eng, wl)
+	s, err := NewSysbench(env, cores, vol, eng, cc, wl)
 	if err != nil {
 		return nil, err
 	}

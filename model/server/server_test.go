@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/workload"
@@ -22,7 +23,7 @@ import (
 func TestInvariants(t *testing.T) {
 	dur := 8 * time.Second
 	for _, c := range study {
-		m, s := runCase(t, c, studyVolume(false), dur, func(e *engine.Config) {
+		m, s := runCase(t, c, studyVolume(false), dur, func(e *engine.Config, _ *commit.Config) {
 			// A small redo log so that checkpoints, flush-ahead and
 			// stalls all happen within the short run.
 			e.Redo.LogFileSize = 64 * sim.MiB
@@ -89,9 +90,9 @@ func TestMemoryBounded(t *testing.T) {
 	heap := func(d time.Duration) uint64 {
 		env := sim.New(1)
 		vol, _ := disk.New(env, studyVolume(false))
-		ec := engine.DefaultConfig()
-		ec.BinlogStorageEngine, ec.FlushLogAtTrxCommit = "file", 1
-		s, err := NewSysbench(env, 4, vol, ec, workload.DefaultConfig())
+		cc := commit.DefaultConfig()
+		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogFile, commit.FlushSyncAtCommit
+		s, err := NewSysbench(env, 4, vol, engine.DefaultConfig(), cc, workload.DefaultConfig())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,12 +114,12 @@ func TestMemoryBounded(t *testing.T) {
 func TestRunSysbenchErrors(t *testing.T) {
 	env := sim.New(1)
 	vol, _ := disk.New(env, disk.DefaultConfig())
-	ec := engine.DefaultConfig()
-	ec.FlushLogAtTrxCommit = 7
-	if _, err := RunSysbench(env, 4, vol, ec, workload.DefaultConfig(), 0, time.Second); err == nil {
+	cc := commit.DefaultConfig()
+	cc.FlushLogAtTrxCommit = 7
+	if _, err := RunSysbench(env, 4, vol, engine.DefaultConfig(), cc, workload.DefaultConfig(), 0, time.Second); err == nil {
 		t.Error("bad engine config accepted")
 	}
-	if _, err := RunSysbench(env, 0, vol, engine.DefaultConfig(), workload.DefaultConfig(), 0, time.Second); err == nil {
+	if _, err := RunSysbench(env, 0, vol, engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig(), 0, time.Second); err == nil {
 		t.Error("0 cores accepted")
 	}
 	env2 := sim.New(2)
@@ -126,7 +127,7 @@ func TestRunSysbenchErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := RunSysbench(env2, 4, vol2, engine.DefaultConfig(), workload.DefaultConfig(), time.Second, time.Second)
+	m, err := RunSysbench(env2, 4, vol2, engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig(), time.Second, time.Second)
 	if err != nil || m["tps"].(float64) <= 0 {
 		t.Fatalf("RunSysbench: %v %v", m["tps"], err)
 	}
@@ -149,9 +150,7 @@ func BenchmarkSysbench(b *testing.B) {
 		b.Run("case="+name, func(b *testing.B) {
 			env := sim.New(1)
 			vol, _ := disk.New(env, studyVolume(false))
-			ec := engine.DefaultConfig()
-			ec.BinlogStorageEngine, ec.SyncBinlog, ec.FlushLogAtTrxCommit = c.binlog, c.syncBinlog, c.trxCommit
-			s, err := NewSysbench(env, 4, vol, ec, workload.DefaultConfig())
+			s, err := NewSysbench(env, 4, vol, engine.DefaultConfig(), c.commit(), workload.DefaultConfig())
 			if err != nil {
 				b.Fatal(err)
 			}

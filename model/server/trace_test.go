@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"simrun/internal/trace"
+	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/workload"
@@ -23,9 +24,7 @@ func runTraced(t *testing.T, c studyCase, dur time.Duration, rec *trace.Recorder
 	if err != nil {
 		t.Fatal(err)
 	}
-	ec := engine.DefaultConfig()
-	ec.BinlogStorageEngine, ec.SyncBinlog, ec.FlushLogAtTrxCommit = c.binlog, c.syncBinlog, c.trxCommit
-	m, err := RunSysbenchTraced(env, 4, vol, ec, workload.DefaultConfig(), 0, dur, rec)
+	m, err := RunSysbenchTraced(env, 4, vol, engine.DefaultConfig(), c.commit(), workload.DefaultConfig(), 0, dur, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +132,7 @@ func TestTraceFlush(t *testing.T) {
 	ec := engine.DefaultConfig()
 	ec.Redo.LogFileSize = 64 * sim.MiB
 	rec := trace.NewRecorder(0, sim.At(3*time.Second))
-	if _, err := RunSysbenchTraced(env, 4, vol, ec, workload.DefaultConfig(), 0, 3*time.Second, rec); err != nil {
+	if _, err := RunSysbenchTraced(env, 4, vol, ec, commit.DefaultConfig(), workload.DefaultConfig(), 0, 3*time.Second, rec); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

@@ -1,11 +1,10 @@
-package commit
+package engine
 
 import (
 	"fmt"
 
 	"simrun/internal/trace"
 	"simrun/model/disk"
-	"simrun/model/engine"
 	"simrun/sim"
 )
 
@@ -17,10 +16,13 @@ import (
 // (write-ahead logging), the last partial page only at a checkpoint, which
 // must not pass the LSN of any binlog data not yet in its file
 // (Docs/replication/binlog.md; storage/innobase/fsp/fsp_binlog.cc).
+//
+// It is part of the engine, as in MariaDB, where the .ibb files are InnoDB
+// tablespaces: the engine's checkpoint and its log writes drive it directly.
 type ibbLog struct {
 	env      *sim.Env
 	vol      *disk.Volume
-	eng      *engine.Engine
+	e        *Engine
 	src      disk.Source
 	fileSize int64
 	pagesPer int64
@@ -56,13 +58,13 @@ type ibbPage struct {
 	lastLSN  uint64
 }
 
-func newIBB(env *sim.Env, vol *disk.Volume, eng *engine.Engine, maxSize int64, batch int, src disk.Source) *ibbLog {
-	b := &ibbLog{env: env, vol: vol, eng: eng, src: src, fileSize: maxSize, batch: batch}
-	b.pagesPer = maxSize / engine.PageSize
+func newIBB(e *Engine, maxSize int64, batch int, src disk.Source) *ibbLog {
+	b := &ibbLog{env: e.env, vol: e.vol, e: e, src: src, fileSize: maxSize, batch: batch}
+	b.pagesPer = maxSize / PageSize
 	b.file(0) // two files are always preallocated (binlog.md)
 	b.walCB = b.onWAL
 	b.doneCB = b.onWritten
-	eng.Redo.SetOnFlushed(b.trigger)
+	e.Redo.onFlushed = b.trigger
 	return b
 }
 
@@ -71,12 +73,12 @@ func newIBB(env *sim.Env, vol *disk.Volume, eng *engine.Engine, maxSize int64, b
 func (b *ibbLog) append(n int64, lsn uint64) {
 	b.Bytes += n
 	for n > 0 {
-		idx := b.pos / engine.PageSize
+		idx := b.pos / PageSize
 		if b.partial.firstLSN == 0 {
 			b.partial = ibbPage{idx: idx, firstLSN: lsn}
 		}
 		b.partial.lastLSN = lsn
-		room := (idx+1)*engine.PageSize - b.pos
+		room := (idx+1)*PageSize - b.pos
 		k := min(room, n)
 		b.pos += k
 		n -= k
@@ -88,9 +90,9 @@ func (b *ibbLog) append(n int64, lsn uint64) {
 	b.trigger()
 }
 
-// OldestLSN is the checkpoint bound: the first LSN of binlog data not yet
+// oldestLSN is the checkpoint bound: the first LSN of binlog data not yet
 // in its file.
-func (b *ibbLog) OldestLSN() uint64 {
+func (b *ibbLog) oldestLSN() uint64 {
 	var t uint64
 	if b.inflight != 0 {
 		t = b.inflight
@@ -106,15 +108,15 @@ func (b *ibbLog) OldestLSN() uint64 {
 	return t
 }
 
-// Checkpoint writes every pending page and the partial page, then calls
+// checkpoint writes every pending page and the partial page, then calls
 // done.
-func (b *ibbLog) Checkpoint(lsn uint64, done func()) {
+func (b *ibbLog) checkpoint(lsn uint64, done func()) {
 	b.ckpt = append(b.ckpt, done)
 	b.trigger()
 }
 
-// Files returns the .ibb files a checkpoint fdatasyncs.
-func (b *ibbLog) Files() []*disk.File { return b.files[len(b.files)-2:] }
+// syncFiles returns the .ibb files a checkpoint fdatasyncs.
+func (b *ibbLog) syncFiles() []*disk.File { return b.files[len(b.files)-2:] }
 
 // trigger starts a write batch if the writer is idle and there is work.
 func (b *ibbLog) trigger() {
@@ -125,7 +127,7 @@ func (b *ibbLog) trigger() {
 		b.busy = true
 		b.ckptRun, b.ckpt = b.ckpt, b.ckptRun[:0]
 		// Write-ahead: the log up to now must be durable first.
-		if b.eng.Redo.Request(b.eng.Redo.LSN(), true, nil, b.walCB, nil) {
+		if b.e.Redo.Request(b.e.Redo.LSN(), true, nil, b.walCB, nil) {
 			b.onWAL(nil)
 		}
 		return
@@ -133,7 +135,7 @@ func (b *ibbLog) trigger() {
 	if b.pending.Len() < b.batch {
 		return
 	}
-	flushed := b.eng.Redo.Flushed()
+	flushed := b.e.Redo.Flushed()
 	n := 0
 	for n < b.pending.Len() && b.pending.At(n).lastLSN <= flushed {
 		n++
@@ -164,7 +166,7 @@ func (b *ibbLog) writePages(n int, withPartial bool) {
 			inFile := runStart % b.pagesPer
 			k := min(runEnd-runStart, b.pagesPer-inFile)
 			b.nWrites++
-			f.WriteAt(inFile*engine.PageSize, k*engine.PageSize, b.src, b.doneCB, nil)
+			f.WriteAt(inFile*PageSize, k*PageSize, b.src, b.doneCB, nil)
 			b.PageWrites += k
 			runStart += k
 		}
