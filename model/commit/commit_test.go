@@ -82,7 +82,7 @@ func (r *rig) commitBurst(t *testing.T, n int) []*Tx {
 		tx.TL.Begin(r.env.Now())
 		tx.Done = func(any) { r.done++ }
 		txs[i] = tx
-		r.eng.ApplyBody(&workload.Tx{}, nil)
+		r.eng.ApplyBody(nil, nil)
 		r.pipe.Commit(tx)
 	}
 	r.env.RunUntil(r.env.Now().Add(200 * time.Millisecond))

@@ -250,9 +250,9 @@ type jobLognormal struct{ sum, sq, sigma, half float64 }
 // UPDATE k=k+1 touches one k leaf (delete-mark and insert side by side);
 // DELETE delete-marks the old entry and the INSERT adds one with a new k,
 // each on a uniform leaf.
-func (e *Engine) PlanPages(tx *workload.Tx, dst []int32) []int32 {
+func (e *Engine) PlanPages(stmts []workload.Stmt, dst []int32) []int32 {
 	rpp := int64(e.cfg.Layout.RowsPerPage)
-	for _, s := range tx.Stmts {
+	for _, s := range stmts {
 		base := int32(int(s.Table) * e.perTable)
 		dst = append(dst, base+int32((s.Row-1)/rpp))
 		switch s.Kind {
@@ -478,12 +478,12 @@ func (e *Engine) mtrCommit(n uint64) uint64 {
 	return lsn
 }
 
-// ApplyBody executes the statements of tx on resident pages: their redo
+// ApplyBody executes the statements on resident pages: their redo
 // (and the purge redo the transaction will cause) is appended and their
 // pages are dirtied at the resulting LSN. pages is what PlanPages returned.
-func (e *Engine) ApplyBody(tx *workload.Tx, pages []int32) uint64 {
+func (e *Engine) ApplyBody(stmts []workload.Stmt, pages []int32) uint64 {
 	var n uint64
-	for _, s := range tx.Stmts {
+	for _, s := range stmts {
 		n += e.stmtRedo[s.Kind]
 	}
 	n += uint64(e.cfg.Redo.Purge)

@@ -230,8 +230,8 @@ func TestCheckpointStall(t *testing.T) {
 		for i := range tx.Stmts {
 			tx.Stmts[i].Row = 1 + tx.Stmts[i].Row%10_000
 		}
-		pages = e.PlanPages(&tx, pages[:0])
-		e.ApplyBody(&tx, pages)
+		pages = e.PlanPages(tx.Stmts, pages[:0])
+		e.ApplyBody(tx.Stmts, pages)
 		e.CommitMTR(0)
 	}
 	var tl Timeline

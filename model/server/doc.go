@@ -1,23 +1,27 @@
-// Package server assembles a database server for a run: a machine whose
-// vCPUs are a k-server station (SMT threads count as servers), a block
-// volume shared by every writer, the engine and its commit pipeline, and
-// sysbench client threads in a closed loop.
+// Package server is the database server, whatever drives it: a machine
+// whose vCPUs are a sim.CPU (SMT threads count as servers), a block volume
+// shared by every writer, the engine and its commit pipeline (Server).
 //
-// A client thread runs BEGIN, its statements and COMMIT as: log_free_check
-// (maybe a checkpoint stall), page reads for buffer-pool misses, the
-// round-trip latency of its six queries, one CPU job holding the server and
-// client CPU of all of them, then the commit pipeline; the acknowledgement
-// starts the next transaction. Every span of the transaction is charged to
-// a category, so the commit_breakdown_ms of the result adds up to the mean
-// latency.
+// Drivers talk to it through one narrow seam, a Session per connection:
+// Execute hands over a transaction's statement work (the rows it changes,
+// from which the server derives pages, redo and CPU; its binlog bytes; the
+// client's CPU and round trips), Commit commits it, and the session's
+// callback says when the commit is acknowledged (durable as the commit
+// policy requires). Execute runs log_free_check (maybe a checkpoint stall),
+// page reads for buffer-pool misses, the round trips, then one CPU job
+// holding the server and client CPU of every query; the changes then enter
+// the buffer pool and the log. Every span is charged to a category of the
+// session's Timeline, so a driver's latency breakdown adds up.
 //
 // Each query's server CPU varies around its mean (engine cpu.cv), so a
 // CPU-bound run has a latency distribution rather than a single value.
 //
-// RunSysbench is the entry point the scenario runner calls; it returns the
-// metrics block documented in docs/model-commit.md. RunSysbenchTraced also
-// records a window of the run for a Perfetto trace (Sysbench.SetTrace):
-// client threads with their statements and the stage each commit waited
-// in, redo and binlog group commits, fsyncs, page-cleaner and doublewrite
-// batches, and device I/Os, each on its own track.
+// Sysbench is the sysbench client threads in a closed loop, a driver of the
+// server. RunSysbench is the entry point the scenario runner calls; it
+// returns the metrics block documented in docs/model-commit.md.
+// RunSysbenchTraced also records a window of the run for a Perfetto trace
+// (Sysbench.SetTrace): client threads with their statements and the stage
+// each commit waited in, redo and binlog group commits, fsyncs,
+// page-cleaner and doublewrite batches, and device I/Os, each on its own
+// track.
 package server

@@ -11,54 +11,19 @@ import (
 	"simrun/model/engine"
 	"simrun/model/workload"
 	"simrun/sim"
-	"simrun/sim/stats"
 )
 
-// Sysbench is one database server (a machine's CPUs, a volume, a MariaDB
-// engine and its commit pipeline) driven by sysbench client threads.
-type Sysbench struct {
+// Server is one database server whatever drives it: the machine's vCPUs
+// (sim.CPU), its volume, the engine (buffer pool, redo, page cleaner,
+// doublewrite) and the commit pipeline. Drivers talk to it through
+// Sessions only.
+type Server struct {
 	env  *sim.Env
 	cpu  *sim.CPU
 	vol  *disk.Volume
 	eng  *engine.Engine
 	pipe *commit.Pipeline
-	wl   workload.Sysbench
-	gen  *workload.Generator
-	ev   commit.EventBytes
-
-	clients []*client
-	rttTx   time.Duration // non-CPU round-trip latency per transaction
-	cpuTx   [2]time.Duration
-
-	// statistics since ResetStats
-	since                    sim.Time
-	started                  int64
-	committed                int64
-	startedAll, committedAll int64
-	lat                      stats.Histogram
-	comp                     [engine.NumCats]int64
-	tps                      *stats.Series
-	maxRes                   int64 // largest uncharged remainder seen (should be 0)
-	stopping                 bool
-
-	rec *trace.Recorder // nil unless tracing
-}
-
-type client struct {
-	s     *Sysbench
-	id    int
-	tx    workload.Tx
-	ctx   commit.Tx
-	pages []int32
-	cpu   time.Duration
-	qcpu  []time.Duration // CPU of each query (BEGIN, statements, COMMIT), client part included
-	n     int64           // transactions this thread started
-
-	// trace
-	track    trace.TrackID
-	commitAt sim.Time
-
-	freeCB, rttCB, cpuCB, residentCB, doneCB, startCB func(any)
+	ecfg engine.Config
 }
 
 // registerSources registers the I/O accounting names on vol.
@@ -74,14 +39,11 @@ func registerSources(vol *disk.Volume) (engine.Sources, commit.Sources) {
 		}
 }
 
-// NewSysbench wires a server with cores CPU servers (vCPUs; SMT threads
-// count as servers) on vol, configured by eng, cc and wl.
-func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config) (*Sysbench, error) {
+// New builds a server with cores vCPUs (SMT threads count as CPU servers)
+// on vol, holding the tables of data, configured by eng and cc.
+func New(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, data workload.Sysbench) (*Server, error) {
 	if cores < 1 || cores > 4096 {
 		return nil, fmt.Errorf("cores: must be in [1, 4096], got %d", cores)
-	}
-	if err := wl.Validate(); err != nil {
-		return nil, fmt.Errorf("workload.%w", err)
 	}
 	if err := eng.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -90,377 +52,155 @@ func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, c
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	esrc, csrc := registerSources(vol)
-	e, err := engine.New(env, eng, wl.Sysbench, vol, esrc, cc.FlushLogAtTrxCommit.Syncs())
+	e, err := engine.New(env, eng, data, vol, esrc, cc.FlushLogAtTrxCommit.Syncs())
 	if err != nil {
 		return nil, err
 	}
-	s := &Sysbench{env: env, vol: vol, eng: e, wl: wl.Sysbench}
+	s := &Server{env: env, vol: vol, eng: e, ecfg: eng}
 	s.cpu = sim.NewCPU(env, cores)
 	e.SetCPU(s.cpu)
 	s.pipe = commit.New(env, e, s.cpu, vol, cc, csrc, eng.CPU.Wakeup.D())
-	s.gen = workload.NewGenerator(wl.Sysbench, env.Stream("workload/sysbench"))
-	s.ev = commit.Events(wl.Sysbench)
-	s.tps = stats.NewSeries(time.Second, 3600)
-	q := int64(wl.Sysbench.StmtsPerTx() + 2)
-	s.rttTx = time.Duration(q) * wl.Sysbench.RoundTrip.D()
-	for i := 0; i < wl.Sysbench.Threads; i++ {
-		c := &client{s: s, id: i}
-		c.freeCB, c.rttCB, c.cpuCB, c.residentCB, c.doneCB, c.startCB = c.onFree, c.onRTT, c.onCPU, c.onResident, c.onDone, c.onStart
-		c.ctx.Done, c.ctx.Arg = c.doneCB, c
-		s.clients = append(s.clients, c)
-	}
 	return s, nil
 }
 
-// SetTrace records the run on rec (nil: off); call it before Start. Each
-// client thread gets a track "clients/thread NN" (NN is sysbench's 0-based
-// thread id) with a span per transaction; inside it, one span per stretch
-// of its time named after the breakdown category it was charged to
-// (checkpoint stall, client round trips, cpu wait, cpu, group commit wait,
-// device queue, redo write, redo fsync, binlog write, binlog fsync, ...),
-// the statements inside the cpu span, and a "commit wait" span around the
-// commit's stretches. The engine and the commit pipeline record their
-// groups, syncs and flushes (Engine.SetTrace, Pipeline.SetTrace), and the
-// volume its device I/Os (disk.Volume.SetTrace); arrows lead from a
-// transaction to the group commits that served it. Tracks are created in
-// that order, so the viewer lists clients first and the device last.
-func (s *Sysbench) SetTrace(rec *trace.Recorder) {
-	s.rec = rec
-	for _, c := range s.clients {
-		c.track = 0
-		if rec != nil {
-			c.track = rec.Track(fmt.Sprintf("clients/thread %02d", c.id))
-		}
-		c.ctx.TL.SetTrace(rec, c.track)
-	}
+// Engine returns the engine (for tests and reports).
+func (s *Server) Engine() *engine.Engine { return s.eng }
+
+// Pipeline returns the commit pipeline (for tests and reports).
+func (s *Server) Pipeline() *commit.Pipeline { return s.pipe }
+
+// Binlog reports whether the server writes a binary log.
+func (s *Server) Binlog() bool { return s.pipe.Mode() != commit.BinlogOff }
+
+// Start starts the background threads (page cleaner, log flush, binlog
+// write-back).
+func (s *Server) Start() {
+	s.eng.Start()
+	s.pipe.Start()
+}
+
+// SetTrace records the engine's and the pipeline's work, then the volume's
+// I/Os, on rec (nil: off), in that track order. Call it before Start.
+func (s *Server) SetTrace(rec *trace.Recorder) {
 	s.eng.SetTrace(rec)
 	s.pipe.SetTrace(rec)
 	s.vol.SetTrace(rec)
 }
 
-// Engine returns the engine (for tests and reports).
-func (s *Sysbench) Engine() *engine.Engine { return s.eng }
-
-// Pipeline returns the commit pipeline.
-func (s *Sysbench) Pipeline() *commit.Pipeline { return s.pipe }
-
-// Start starts the background threads and the clients.
-func (s *Sysbench) Start() {
-	s.eng.Start()
-	s.pipe.Start()
-	for _, c := range s.clients {
-		c.start()
-	}
-}
-
-// start begins a transaction: BEGIN, then log_free_check before the first
-// statement.
-func (c *client) start() {
-	s := c.s
-	now := s.env.Now()
-	s.started++
-	s.startedAll++
-	c.n++
-	c.ctx.TL.Begin(now)
-	s.gen.Next(&c.tx)
-	c.ctx.BinlogBytes = 0
-	if s.pipe.Mode() != commit.BinlogOff {
-		c.ctx.BinlogBytes = s.ev.TxBytes(&c.tx)
-	}
-	if s.eng.FreeCheck(&c.ctx.TL, c.freeCB, c) {
-		c.onFree(c)
-	}
-}
-
-func (c *client) onStart(any) { c.start() }
-
-// onFree: the pages the statements need must be resident.
-func (c *client) onFree(any) {
-	s := c.s
-	c.pages = s.eng.PlanPages(&c.tx, c.pages[:0])
-	if s.eng.Resident(c.pages, &c.ctx.TL, c.residentCB, c) {
-		c.onResident(c)
-	}
-}
-
-// onResident: the round trips of the transaction's queries.
-func (c *client) onResident(any) {
-	c.s.env.AfterArg(c.s.rttTx, c.rttCB, c)
-}
-
-// onRTT: the CPU of every query, server and client side, as one job. The
-// server CPU of the queries is drawn around its mean (Engine.SampleCPU);
-// the client's CPU and the binlog copy are taken as constant.
-func (c *client) onRTT(any) {
-	s := c.s
-	c.ctx.TL.Mark(s.env.Now(), engine.CatClient)
-	cfg := s.eng.Config().CPU
-	c.qcpu = append(c.qcpu[:0], cfg.Begin.D())
-	for _, st := range c.tx.Stmts {
-		c.qcpu = append(c.qcpu, s.eng.StmtCPU(st.Kind))
-	}
-	c.qcpu = append(c.qcpu, s.eng.CommitCPU()+s.pipe.CommitCPU())
-	f := s.eng.SampleCPU(c.qcpu)
-	cl := s.wl.ClientCPU.D()
-	var d time.Duration
-	for i, q := range c.qcpu {
-		q = time.Duration(math.Round(float64(q)*f)) + cl
-		if i == len(c.qcpu)-1 {
-			q += s.pipe.BinlogCPU(c.ctx.BinlogBytes)
-		}
-		c.qcpu[i] = q
-		d += q
-	}
-	c.cpu = d
-	s.cpu.Run(c.qcpu, c.cpuCB, c)
-}
-
-// onCPU: the statements have run; their changes enter the buffer pool
-// and the log, and the commit starts.
-func (c *client) onCPU(any) {
-	s := c.s
-	now := s.env.Now()
-	c.ctx.TL.MarkCPU(now, int64(c.cpu))
-	if s.rec != nil {
-		c.traceStatements(now)
-		c.commitAt = now
-	}
-	s.eng.ApplyBody(&c.tx, c.pages)
-	s.pipe.Commit(&c.ctx)
-}
-
-// onDone: the commit is acknowledged.
-func (c *client) onDone(any) {
-	s := c.s
-	now := s.env.Now()
-	tl := &c.ctx.TL
-	if r := int64(now - tl.Last); r > 0 {
-		// Every span should have been charged; keep the books balanced
-		// and remember the largest gap for the tests.
-		s.maxRes = max(s.maxRes, r)
-		tl.Mark(now, engine.CatGroupCommitWait)
-	}
-	s.committedAll++
-	if s.rec != nil {
-		if now > c.commitAt {
-			s.rec.Span(c.track, "commit wait", c.commitAt, now)
-		}
-		s.rec.Span(c.track, "transaction", tl.Start, now, trace.Int("thread_tx", c.n),
-			trace.Int("statements", int64(c.tx.Queries())), trace.Int("binlog_bytes", c.ctx.BinlogBytes))
-	}
-	if tl.Start >= s.since {
-		s.committed++
-		s.lat.Record(int64(now - tl.Start))
-		for i, v := range tl.Comp {
-			s.comp[i] += v
-		}
-		s.tps.Add(now-s.since, 1)
-	}
-	if s.stopping {
-		return
-	}
-	c.start()
-}
-
-// queryNames are the statements as the trace names them.
-var queryNames = [workload.NumStmtKinds]string{"UPDATE k=k+1", "UPDATE c=?", "DELETE", "INSERT"}
-
-// traceStatements lays the queries' CPU out as consecutive spans at the end
-// of the CPU job that ended at now: the model runs them as one job, in
-// this order, so each span is where its CPU would have gone.
-func (c *client) traceStatements(now sim.Time) {
-	s := c.s
-	t := now - sim.Time(c.cpu)
-	for i, d := range c.qcpu {
-		name := "BEGIN"
-		switch {
-		case i == len(c.qcpu)-1:
-			name = "COMMIT"
-		case i > 0:
-			name = queryNames[c.tx.Stmts[i-1].Kind]
-		}
-		s.rec.Span(c.track, name, t, t+sim.Time(d))
-		t += sim.Time(d)
-	}
-}
-
-// Stop lets the transactions in flight finish and starts no more (sysbench
-// at the end of --time).
-func (s *Sysbench) Stop() { s.stopping = true }
-
-// ResetStats starts the measured window (the end of the warm-up).
-func (s *Sysbench) ResetStats() {
-	now := s.env.Now()
-	s.since = now
-	s.started, s.committed = 0, 0
-	s.lat.Reset()
-	s.comp = [engine.NumCats]int64{}
-	s.tps = stats.NewSeries(time.Second, 3600)
+// ResetStats starts the measured window.
+func (s *Server) ResetStats() {
 	s.cpu.ResetStats()
 	s.vol.ResetStats()
 	s.eng.ResetStats()
 	s.pipe.ResetStats()
 }
 
-// Counts returns the transactions started and committed since the start
-// of the run.
-func (s *Sysbench) Counts() (started, committed int64) { return s.startedAll, s.committedAll }
-
-// InFlight returns the number of transactions started but not committed.
-func (s *Sysbench) InFlight() int64 { return s.startedAll - s.committedAll }
-
-// MaxUncharged returns the largest span of a transaction that no component
-// charged (0 when the latency breakdown is complete).
-func (s *Sysbench) MaxUncharged() time.Duration { return time.Duration(s.maxRes) }
-
-// Metrics returns the metrics block of the measured window.
-func (s *Sysbench) Metrics() map[string]any {
-	now := s.env.Now()
-	secs := now.Sub(s.since).Seconds()
-	n := s.committed
-	es := s.eng.Stats()
-	ps := s.pipe.Stats()
-	cs := s.cpu.Stats()
-	dm := s.vol.Metrics()
-	io := s.vol.Iostat()
-	perTx := func(b int64) float64 {
-		if n == 0 {
-			return 0
-		}
-		return float64(b) / float64(n)
-	}
-	src := map[string]int64{}
-	if m, ok := dm["write_bytes_by_source"].(map[string]any); ok {
-		for k, v := range m {
-			if b, ok := v.(int64); ok {
-				src[k] = b
-			}
-		}
-	}
-	tps := float64(n) / secs
-	breakdown := map[string]any{}
-	var sum float64
-	for i, v := range s.comp {
-		ms := 0.0
-		if n > 0 {
-			ms = float64(v) / float64(n) / 1e6
-		}
-		breakdown[engine.Cat(i).String()] = ms
-		sum += ms
-	}
-	breakdown["sum"] = sum
-	pts := s.tps.Points()
-	series := make([]float64, len(pts))
-	for i, p := range pts {
-		series[i] = p.Rate()
-	}
-	mb := func(b float64) float64 { return b / 1e6 }
-	hit := 1.0
-	if t := es.Hits + es.Misses; t > 0 {
-		hit = float64(es.Hits) / float64(t)
-	}
-	redoSyncs := es.RedoSyncs
-	out := map[string]any{
-		"tps":          tps,
-		"qps":          tps * float64(s.wl.StmtsPerTx()+2),
-		"transactions": n,
-		"latency_ms": map[string]any{
-			"avg": s.lat.Mean() / 1e6,
-			"p50": float64(s.lat.Quantile(0.50)) / 1e6,
-			"p95": float64(s.lat.Quantile(0.95)) / 1e6,
-			"p99": float64(s.lat.Quantile(0.99)) / 1e6,
-			"max": float64(s.lat.Max()) / 1e6,
-		},
-		"redo_bytes":     src["redo"],
-		"redo_lsn_bytes": int64(es.LSNBytes),
-		"binlog_bytes":   ps.BinlogBytes,
-		"fsyncs":         io.Flushes,
-		"commit_fsyncs": map[string]any{
-			"redo":   redoSyncs,
-			"binlog": ps.BinlogSyncs,
-		},
-		"cpu_util_pct": 100 * cs.Utilization,
-		"threads": map[string]any{
-			"wakes_per_tx":     perTx(cs.Wakes),
-			"wake_wait_us_avg": float64(cs.MeanWakeWait) / 1e3,
-			"yields_per_tx":    perTx(cs.Yields),
-		},
-		"write_bytes_per_tx": map[string]any{
-			"redo":         perTx(src["redo"]),
-			"binlog_file":  perTx(src["binlog_file"]),
-			"binlog_pages": perTx(src["binlog_pages"]),
-			"page_flush":   perTx(src["page_flush"]),
-			"doublewrite":  perTx(src["doublewrite"]),
-			"fs_journal":   perTx(src["fs_journal"]),
-			"total":        perTx(io.WriteBytes),
-		},
-		"commit_breakdown_ms": breakdown,
-		"checkpoint_age_mb": map[string]any{
-			"avg":            es.CheckpointAge.Mean / 1e6,
-			"p50":            mb(float64(es.CheckpointAge.P50)),
-			"max":            mb(float64(es.CheckpointAgeMax)),
-			"capacity":       mb(float64(es.Capacity)),
-			"async_point":    mb(float64(es.AsyncPoint)),
-			"sync_point":     mb(float64(es.SyncPoint)),
-			"stalls":         es.Stalls,
-			"checkpoints":    es.Checkpoints,
-			"flush_ahead_it": es.FlushAheadIters,
-			"furious_it":     es.FuriousIters,
-		},
-		"dirty_pages": map[string]any{
-			"avg": es.DirtyPages.Mean,
-			"max": es.DirtyPages.Max,
-		},
-		"pages_flushed_per_s":  float64(es.PagesFlushed) / secs,
-		"pages_flushed_per_tx": perTx(es.PagesFlushed),
-		"tx_per_group": map[string]any{
-			"redo_sync":   es.RedoGroup.Mean,
-			"binlog":      ps.BinlogGroup.Mean,
-			"redo_syncs":  redoSyncs,
-			"binlog_grps": ps.BinlogGroup.Count,
-		},
-		"buffer_pool": map[string]any{
-			"hit_ratio":  hit,
-			"pages":      int64(es.BPFrames),
-			"data_pages": int64(es.DataPages),
-			"reads":      es.PageReads,
-			"lru_writes": es.LRUWrites,
-		},
-		"series": map[string]any{
-			"interval_s": s.tps.Width().Seconds(),
-			"tps":        series,
-		},
-		"disk": dm,
-	}
-	return out
+// Work is the statement work of one transaction as a driver hands it to
+// the server: the rows its statements change (the server maps them to
+// pages, redo and CPU), the binlog bytes its events take, the CPU the
+// client spends per query on the same machine and the network round trips.
+type Work struct {
+	Stmts       []workload.Stmt
+	BinlogBytes int64
+	ClientCPU   time.Duration // per query (BEGIN, each statement, COMMIT)
+	Wire        time.Duration // round trips of all the queries
 }
 
-// RunSysbench runs sysbench against a server with cores vCPUs on vol for
-// warmup + duration of virtual time and returns the metrics of the
-// measured window (after the warm-up).
-func RunSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config, warmup, duration time.Duration) (map[string]any, error) {
-	return RunSysbenchTraced(env, cores, vol, eng, cc, wl, warmup, duration, nil)
+// Session is one connection: a driver thread's transactions run on it one
+// at a time. Its Timeline charges every stretch of the current
+// transaction to a breakdown category.
+type Session struct {
+	s     *Server
+	w     *Work
+	ctx   commit.Tx
+	pages []int32
+	qcpu  []time.Duration // CPU of each query, client part included
+	cpu   time.Duration
+
+	executed func(any)
+	arg      any
+
+	freeCB, residentCB, wireCB, cpuCB func(any)
 }
 
-// RunSysbenchTraced is RunSysbench that also records the run on rec (nil:
-// no trace), the volume's I/Os included; see Sysbench.SetTrace.
-func RunSysbenchTraced(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config, warmup, duration time.Duration, rec *trace.Recorder) (map[string]any, error) {
-	if duration <= 0 {
-		return nil, fmt.Errorf("duration: must be > 0, got %v", duration)
-	}
-	if warmup < 0 {
-		return nil, fmt.Errorf("warmup: must be >= 0, got %v", warmup)
-	}
-	s, err := NewSysbench(env, cores, vol, eng, cc, wl)
-	if err != nil {
-		return nil, err
-	}
-	if rec != nil {
-		s.SetTrace(rec)
-	}
-	s.Start()
-	env.RunUntil(env.Now().Add(warmup))
-	s.ResetStats()
-	env.RunUntil(env.Now().Add(duration))
-	return s.Metrics(), nil
+// NewSession opens a connection. committed(arg) runs when a transaction's
+// commit is acknowledged (durable as the commit policy requires).
+func (s *Server) NewSession(committed func(any), arg any) *Session {
+	ss := &Session{s: s}
+	ss.freeCB, ss.residentCB, ss.wireCB, ss.cpuCB = ss.onFree, ss.onResident, ss.onWire, ss.onCPU
+	ss.ctx.Done, ss.ctx.Arg = committed, arg
+	return ss
 }
+
+// Timeline returns the current transaction's timeline.
+func (ss *Session) Timeline() *engine.Timeline { return &ss.ctx.TL }
+
+// Begin starts a transaction at now.
+func (ss *Session) Begin(now sim.Time) { ss.ctx.TL.Begin(now) }
+
+// Queries returns the CPU of each query of the last executed transaction
+// (BEGIN, the statements, COMMIT), client part included, and their sum.
+func (ss *Session) Queries() ([]time.Duration, time.Duration) { return ss.qcpu, ss.cpu }
+
+// Execute runs w's statements: log_free_check (maybe a checkpoint stall),
+// page reads for buffer-pool misses, the round trips, one CPU job holding
+// the server and client CPU of every query, then the changes enter the
+// buffer pool and the redo log. executed(arg) runs after that, when the
+// transaction may commit. w must stay unchanged until then.
+func (ss *Session) Execute(w *Work, executed func(any), arg any) {
+	ss.w, ss.executed, ss.arg = w, executed, arg
+	ss.ctx.BinlogBytes = w.BinlogBytes
+	if ss.s.eng.FreeCheck(&ss.ctx.TL, ss.freeCB, ss) {
+		ss.onFree(ss)
+	}
+}
+
+// onFree: the pages the statements change must be resident.
+func (ss *Session) onFree(any) {
+	e := ss.s.eng
+	ss.pages = e.PlanPages(ss.w.Stmts, ss.pages[:0])
+	if e.Resident(ss.pages, &ss.ctx.TL, ss.residentCB, ss) {
+		ss.onResident(ss)
+	}
+}
+
+// onResident: the round trips of the transaction's queries.
+func (ss *Session) onResident(any) { ss.s.env.AfterArg(ss.w.Wire, ss.wireCB, ss) }
+
+// onWire: the CPU of every query, server and client side, as one job. The
+// server CPU of the queries is drawn around its mean (Engine.SampleCPU);
+// the client's CPU and the binlog copy are taken as constant.
+func (ss *Session) onWire(any) {
+	s := ss.s
+	ss.ctx.TL.Mark(s.env.Now(), engine.CatClient)
+	ss.qcpu = append(ss.qcpu[:0], s.ecfg.CPU.Begin.D())
+	for _, st := range ss.w.Stmts {
+		ss.qcpu = append(ss.qcpu, s.eng.StmtCPU(st.Kind))
+	}
+	ss.qcpu = append(ss.qcpu, s.eng.CommitCPU()+s.pipe.CommitCPU())
+	f := s.eng.SampleCPU(ss.qcpu)
+	var d time.Duration
+	for i, q := range ss.qcpu {
+		q = time.Duration(math.Round(float64(q)*f)) + ss.w.ClientCPU
+		if i == len(ss.qcpu)-1 {
+			q += s.pipe.BinlogCPU(ss.ctx.BinlogBytes)
+		}
+		ss.qcpu[i] = q
+		d += q
+	}
+	ss.cpu = d
+	s.cpu.Run(ss.qcpu, ss.cpuCB, ss)
+}
+
+// onCPU: the statements have run; their changes enter the buffer pool and
+// the log.
+func (ss *Session) onCPU(any) {
+	s := ss.s
+	ss.ctx.TL.MarkCPU(s.env.Now(), int64(ss.cpu))
+	s.eng.ApplyBody(ss.w.Stmts, ss.pages)
+	ss.executed(ss.arg)
+}
+
+// Commit commits the executed transaction; the session's committed
+// callback runs when it is acknowledged.
+func (ss *Session) Commit() { ss.s.pipe.Commit(&ss.ctx) }

@@ -34,10 +34,10 @@ func TestInvariants(t *testing.T) {
 		if inflight := started - committed; inflight != int64(len(s.clients)) {
 			t.Errorf("%s: %d started, %d committed: %d in flight, want one per thread (%d)", c.name, started, committed, inflight, len(s.clients))
 		}
-		if msg := s.eng.Invariants(); msg != "" {
+		if msg := s.srv.eng.Invariants(); msg != "" {
 			t.Errorf("%s: %s", c.name, msg)
 		}
-		if v := s.pipe.Violations; v != 0 {
+		if v := s.srv.pipe.Violations; v != 0 {
 			t.Errorf("%s: %d commits acknowledged before their log record was durable", c.name, v)
 		}
 		// Stop the clients, let the transactions in flight commit, then
@@ -48,11 +48,11 @@ func TestInvariants(t *testing.T) {
 			t.Errorf("%s: after draining, %d started and %d committed", c.name, started, committed)
 		}
 		flushed := false
-		if s.eng.FlushAll(func(any) { flushed = true }) {
+		if s.srv.eng.FlushAll(func(any) { flushed = true }) {
 			flushed = true
 		}
 		s.env.RunUntil(s.env.Now().Add(100 * time.Millisecond))
-		written, generated := s.eng.RedoCovered()
+		written, generated := s.srv.eng.RedoCovered()
 		if !flushed || written != generated {
 			t.Errorf("%s: redo written %d != generated %d after the final flush (flushed %v)", c.name, written, generated, flushed)
 		}
