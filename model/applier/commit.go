@@ -119,6 +119,7 @@ type binlogGC struct {
 	flushBusy, syncBusy, commitBusy  bool
 	unwritten                        int64
 
+	burst    burst // the commit stage leader's
 	syncs    int64
 	syncTrx  int64
 	synced   func(any)
@@ -188,7 +189,7 @@ func (b *binlogGC) startCommit() {
 	b.commitBusy = true
 	b.curCommit = b.syncHi
 	n := b.curCommit - b.commitHi
-	b.r.cpu.Submit(time.Duration(n)*b.r.commitCost, b.commited, nil)
+	b.r.run(&b.burst, time.Duration(n)*b.r.commitCost, b.commited, nil)
 }
 
 func (b *binlogGC) onCommitted(any) {
@@ -214,6 +215,7 @@ type orderedStage struct {
 	regHi, done  int64
 	cur          int64
 	busy         bool
+	burst        burst // the stage leader's
 	commitCPUEnd func(any)
 }
 
@@ -243,7 +245,7 @@ func (o *orderedStage) start() {
 }
 
 func (o *orderedStage) redoFlushed() {
-	o.r.cpu.Submit(time.Duration(o.cur-o.done)*o.r.commitCost, o.commitCPUEnd, nil)
+	o.r.run(&o.burst, time.Duration(o.cur-o.done)*o.r.commitCost, o.commitCPUEnd, nil)
 }
 
 func (o *orderedStage) onCommitCPU(any) {

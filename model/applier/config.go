@@ -58,7 +58,7 @@ type CSAConfig struct {
 }
 
 // CPUCosts are the replica's CPU costs per step. Each step runs on one of
-// the machine's cores (a FIFO k-server station shared by every thread).
+// the machine's processors (sim.CPU, shared by every thread).
 type CPUCosts struct {
 	SchedulePerTrx  sim.Duration `toml:"schedule_per_trx" unit:"duration" doc:"serial coordinator/scheduler work per transaction: dependency check, queue bookkeeping and handing it to a worker (mutex + condition-variable signal); calibrated so that the scheduler-bound NOLOGS 1-update backlog gives the published CSA figure"`
 	ParsePerEvent   sim.Duration `toml:"parse_per_event" unit:"duration" doc:"reading one event from the (cached) relay log: header decode, allocation, checksum set-up; the MTA coordinator pays it for every event, CSA's scheduler only for GTID events (the GTID event carries transaction_length)"`
@@ -68,7 +68,7 @@ type CPUCosts struct {
 	Checkpoint      sim.Duration `toml:"checkpoint" unit:"duration" doc:"MTA coordinator CPU per checkpoint (mta_checkpoint_routine): move the GAQ head past the committed prefix, re-sort the workers, update the relay-log info table; assumption"`
 	CommitPerTrx    sim.Duration `toml:"commit_per_trx" unit:"duration" doc:"engine commit of one transaction (InnoDB commit, gtid_executed update); run by the worker, or serially by the leader of an ordered commit stage"`
 	ReceivePerEvent sim.Duration `toml:"receive_per_event" unit:"duration" doc:"receiver (I/O) thread CPU per event written to the relay log"`
-	WakeupLatency   sim.Duration `toml:"wakeup_latency" unit:"duration" doc:"delay before a thread blocked on a condition variable runs again after it is signalled (futex wake + context switch); assumption"`
+	Wakeup          sim.Duration `toml:"wakeup" unit:"duration" doc:"CPU a thread spends to resume after it slept on a condition variable, a lock or an I/O (futex wake, scheduler switch, syscall return); it runs only when the thread gets a processor (sim.CPU). Assumption: 10us, the engine's cpu.wakeup (docs/model-engine.md)"`
 }
 
 // Storage describes the replica's RAID 0 set and the bytes it writes.
@@ -118,7 +118,7 @@ func DefaultConfig() Config {
 			Checkpoint:      us(50),
 			CommitPerTrx:    us(10),
 			ReceivePerEvent: us(0.5),
-			WakeupLatency:   us(5),
+			Wakeup:          us(10),
 		},
 		Storage: Storage{
 			Members:       4,
@@ -203,7 +203,7 @@ func (c Config) Validate() error {
 		{"schedule_per_trx", c.CPU.SchedulePerTrx}, {"parse_per_event", c.CPU.ParsePerEvent},
 		{"apply_per_trx", c.CPU.ApplyPerTrx}, {"checkpoint", c.CPU.Checkpoint},
 		{"commit_per_trx", c.CPU.CommitPerTrx}, {"receive_per_event", c.CPU.ReceivePerEvent},
-		{"wakeup_latency", c.CPU.WakeupLatency},
+		{"wakeup", c.CPU.Wakeup},
 	} {
 		if d.v < 0 || d.v > sim.Duration(time.Second) {
 			bad("cpu.%s: must be in [0, 1s], got %v", d.key, d.v)

@@ -26,6 +26,7 @@ type csa struct {
 	free []*worker
 
 	readHead int64 // last transaction whose GTID event was read
+	burst    burst // the scheduler's CPU job
 	busy     bool
 	waking   bool
 	ready    *sim.Heap[int64]   // sequence numbers ready to apply
@@ -85,7 +86,7 @@ func (c *csa) step() {
 		w.seq = seq
 		r.checkStart(seq)
 		c.setBusy(true)
-		r.cpu.Submit(time.Duration(r.cfg.CPU.SchedulePerTrx), c.dispatchDone, w)
+		r.run(&c.burst, time.Duration(r.cfg.CPU.SchedulePerTrx), c.dispatchDone, w)
 		return
 	}
 	gtid := int64(r.cfg.Events.GTID)
@@ -97,7 +98,7 @@ func (c *csa) step() {
 		c.memory += gtid
 		r.noteMemory(c.memory, alone)
 		c.setBusy(true)
-		r.cpu.Submit(r.gtidCost, c.readDone, nil)
+		r.run(&c.burst, r.gtidCost, c.readDone, nil)
 	}
 }
 
@@ -118,7 +119,7 @@ func (c *csa) onRead(any) {
 
 func (c *csa) onDispatched(a any) {
 	c.setBusy(false)
-	c.r.env.AfterArg(c.r.wake, c.workerStart, a)
+	c.r.cpu.Wake(c.r.wake, c.workerStart, a)
 	c.step()
 }
 
@@ -127,7 +128,7 @@ func (c *csa) kick() {
 		return
 	}
 	c.waking = true
-	c.r.env.AfterArg(c.r.wake, c.resume, nil)
+	c.r.cpu.Wake(c.r.wake, c.resume, nil)
 }
 
 func (c *csa) onResume(any) {
@@ -165,7 +166,7 @@ func (c *csa) admit(w *worker) {
 	c.execMem += need
 	r.noteMemory(c.memory, alone)
 	w.set(r.env.Now(), wsApply)
-	r.cpu.Submit(r.restCost, c.eventsRead, w)
+	r.run(&w.burst, r.restCost, c.eventsRead, w)
 }
 
 // grantMemory admits waiting workers in order while memory allows.
@@ -181,7 +182,7 @@ func (c *csa) grantMemory() {
 		c.memHead++
 		c.memory += need // reserved now, counted at admission
 		c.execMem += need
-		r.env.AfterArg(r.wake, c.memGranted, w)
+		r.cpu.Wake(r.wake, c.memGranted, w)
 	}
 	c.memWait = c.memWait[:0]
 	c.memHead = 0
@@ -203,14 +204,14 @@ func (c *csa) onEventsRead(a any) {
 		r.waitLock(w)
 		return
 	}
-	r.cpu.Submit(r.applyCost(), c.applyDone, w)
+	r.run(&w.burst, r.applyCost(), c.applyDone, w)
 }
 
 // lockGranted resumes a worker whose row lock was released.
 func (c *csa) lockGranted(a any) {
 	w := a.(*worker)
 	w.set(c.r.env.Now(), wsApply)
-	c.r.cpu.Submit(c.r.applyCost(), c.applyDone, w)
+	c.r.run(&w.burst, c.r.applyCost(), c.applyDone, w)
 }
 
 func (c *csa) onApplied(a any) {

@@ -18,7 +18,8 @@
 //	            commit: engine CPU | redo flush | ordered stage | binlog group commit
 //
 // Every thread's CPU work (coordinator, scheduler, workers, receiver, the
-// commit stage's leader) runs on one FIFO station with the machine's cores.
+// commit stage's leader) runs on the machine's processors (sim.CPU); a
+// thread that slept needs cpu.wakeup of CPU on a processor to resume.
 // Disk work goes to a disk.Array (RAID 0 of disk.Volume members).
 //
 // # The two appliers, in one paragraph each

@@ -42,6 +42,7 @@ type mta struct {
 	lastCkpt    sim.Time // when the last checkpoint ran
 	checkpoints int64
 
+	burst burst // the coordinator's CPU job
 	state uint8
 	since sim.Time
 	acc   [csN]int64
@@ -90,7 +91,7 @@ func (m *mta) step() {
 		}
 		m.busy = true
 		m.set(csBusy)
-		r.cpu.Submit(r.gtidCost, m.gtidDone, nil)
+		r.run(&m.burst, r.gtidCost, m.gtidDone, nil)
 		return
 	}
 	if r.lwmCommitted < r.last(m.next) {
@@ -118,7 +119,7 @@ func (m *mta) step() {
 	r.checkStart(m.next)
 	m.busy = true
 	m.set(csBusy)
-	r.cpu.Submit(time.Duration(r.cfg.CPU.SchedulePerTrx)+r.restCost, m.dispatchDone, w)
+	r.run(&m.burst, time.Duration(r.cfg.CPU.SchedulePerTrx)+r.restCost, m.dispatchDone, w)
 }
 
 // checkpoint runs mta_checkpoint_routine where next_event calls it, before
@@ -148,7 +149,7 @@ func (m *mta) checkpoint() bool {
 	m.checkpoints++
 	m.busy = true
 	m.set(csBusy)
-	r.cpu.Submit(time.Duration(r.cfg.CPU.Checkpoint), m.ckptDone, nil)
+	r.run(&m.burst, time.Duration(r.cfg.CPU.Checkpoint), m.ckptDone, nil)
 	return true
 }
 
@@ -170,7 +171,7 @@ func (m *mta) onDispatched(a any) {
 	m.busy = false
 	m.gtidOK = false
 	m.next++
-	m.r.env.AfterArg(m.r.wake, m.workerStart, a)
+	m.r.cpu.Wake(m.r.wake, m.workerStart, a)
 	m.step()
 }
 
@@ -207,7 +208,7 @@ func (m *mta) kick() {
 		return
 	}
 	m.waking = true
-	r.env.AfterArg(r.wake, m.resume, nil)
+	r.cpu.Wake(r.wake, m.resume, nil)
 }
 
 func (m *mta) onResume(any) {
@@ -218,7 +219,7 @@ func (m *mta) onResume(any) {
 func (m *mta) onWorkerStart(a any) {
 	w := a.(*worker)
 	w.set(m.r.env.Now(), wsApply)
-	m.r.cpu.Submit(m.r.applyCost(), m.applyDone, w)
+	m.r.run(&w.burst, m.r.applyCost(), m.applyDone, w)
 }
 
 func (m *mta) onApplied(a any) {
@@ -249,7 +250,7 @@ func (m *mta) arrived() {
 // hence the wake-up latency) and may unblock the coordinator.
 func (m *mta) committed(seq int64, w *worker) {
 	if w != nil {
-		m.r.env.AfterArg(m.r.wake, m.freeWorker, w)
+		m.r.cpu.Wake(m.r.wake, m.freeWorker, w)
 	}
 	if m.state == csWaitDep || m.state == csWaitGAQ {
 		m.kick()

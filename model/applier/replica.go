@@ -49,6 +49,7 @@ func newWorkers(n int) (ws, free []*worker) {
 }
 
 type worker struct {
+	burst burst
 	id    int32
 	seq   int64 // transaction held, 0 if none
 	lsn   int64 // redo LSN of its transaction's commit
@@ -68,7 +69,7 @@ type replica struct {
 	env  *sim.Env
 	cfg  Config
 	prof profile
-	cpu  *sim.Station
+	cpu  *sim.CPU
 	arr  *disk.Array
 	sch  scheduler
 
@@ -107,6 +108,7 @@ type replica struct {
 	inboxHead   int
 	groupHead   int
 	recvBusy    bool
+	recvBurst   burst
 	recvGroup   int
 	sinceSync   int
 	lastSinkAt  sim.Time
@@ -164,10 +166,10 @@ func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
 		env:  env,
 		cfg:  cfg,
 		prof: profiles[cfg.Profile],
-		cpu:  sim.NewStation(env, cores),
+		cpu:  sim.NewCPU(env, cores),
 		arr:  arr,
 		nUpd: cfg.Source.UpdatesPerTrx,
-		wake: time.Duration(cfg.CPU.WakeupLatency),
+		wake: time.Duration(cfg.CPU.Wakeup),
 	}
 	r.nEvents, r.trxBytes = cfg.Events.trx(r.nUpd)
 	r.redoPerTrx = int64(cfg.Storage.RedoPerTrx) + int64(r.nUpd)*int64(cfg.Storage.RedoPerUpdate)
@@ -198,6 +200,16 @@ func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
 	r.commitSer = stats.NewSeries(time.Duration(cfg.LagInterval), 4096)
 	r.lagSer = stats.NewGaugeSeries(time.Duration(cfg.LagInterval), 4096)
 	return r
+}
+
+// burst is a thread's CPU job: sim.CPU reads it until the job is done, and
+// a thread runs one job at a time, so each thread owns one.
+type burst [1]time.Duration
+
+// run runs d of the thread's CPU on the machine's processors.
+func (r *replica) run(b *burst, d time.Duration, done func(any), arg any) {
+	b[0] = d
+	r.cpu.Run(b[:], done, arg)
 }
 
 // applyCost draws the CPU time of applying one transaction's rows.
@@ -282,7 +294,7 @@ func (r *replica) receiveNext() {
 	r.recvGroup--
 	r.recvBusy = true
 	n := r.groupSizes[r.groupHead]
-	r.cpu.Submit(time.Duration(n*r.nEvents)*time.Duration(r.cfg.CPU.ReceivePerEvent), r.recvDone, nil)
+	r.run(&r.recvBurst, time.Duration(n*r.nEvents)*time.Duration(r.cfg.CPU.ReceivePerEvent), r.recvDone, nil)
 }
 
 func (r *replica) onReceived(any) {
@@ -393,11 +405,11 @@ func (r *replica) tryRegister() {
 			w.seq = r.regNext
 			w.set(now, wsCommit)
 		}
-		if r.wake > 0 && t.mark != now {
+		if t.mark != now {
 			// The thread that will commit is asleep (a parked MTA worker,
-			// an idle CSA worker): it runs one wake-up latency later.
+			// an idle CSA worker): it needs a processor to wake up.
 			r.regWaking = true
-			r.env.AfterArg(r.wake, r.regWokenFn, nil)
+			r.cpu.Wake(r.wake, r.regWokenFn, nil)
 			return
 		}
 		r.register(r.regNext)
@@ -437,7 +449,7 @@ func (r *replica) register(seq int64) {
 // (log_write_up_to in the committing thread).
 func (r *replica) commitUnordered(w *worker) {
 	w.set(r.env.Now(), wsCommit)
-	r.cpu.Submit(r.commitCost, r.commitDone, w)
+	r.run(&w.burst, r.commitCost, r.commitDone, w)
 }
 
 func (r *replica) onCommitCPU(a any) {
@@ -508,7 +520,7 @@ func (r *replica) wakeLockWaiters() {
 			continue
 		}
 		r.lockWaitSum += int64(r.env.Now() - r.ring.at(w.seq).mark)
-		r.env.AfterArg(r.wake, r.lockGrantFn, w)
+		r.cpu.Wake(r.wake, r.lockGrantFn, w)
 	}
 	clear(r.lockWaiters[n:])
 	r.lockWaiters = r.lockWaiters[:n]
