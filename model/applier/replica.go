@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"simrun/model/applier/stream"
+	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/sim"
 	"simrun/sim/stats"
@@ -93,9 +94,8 @@ type replica struct {
 	regNext      int64 // next seq allowed to register for ordered commit
 	regWaking    bool  // MTA: a parked worker is being woken to register
 
-	redo   *redoLog
-	binlog *binlogGC
-	order  *orderedStage
+	redo    *commit.Redo          // nil: redo log disabled
+	ordered *commit.OrderedCommit // binlog group commit or commit-order stage; nil without commit order
 
 	// lock waiters (CSA): workers blocked on a row lock of an uncommitted trx
 	lockWaiters []*worker
@@ -124,8 +124,6 @@ type replica struct {
 	lagSamples  []float64
 	maxLag      time.Duration
 	maxMemory   int64
-	groups      int64 // ordered commit groups (binlog flush or order stage)
-	groupTrx    int64
 	regWaitSum  int64 // ns transactions waited between applied and registered
 	regWaitN    int64
 	depWaitSum  int64 // ns transactions waited for their dependencies (CSA window)
@@ -139,6 +137,7 @@ type replica struct {
 	trace func(ev traceEvent, seq int64)
 
 	commitDone  func(any)
+	redoDurable func(any) // an unordered commit's redo is durable (arg: its worker)
 	sampleLagFn func(any)
 	regWokenFn  func(any)
 	lockGrantFn func(any)
@@ -182,14 +181,17 @@ func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
 	r.ring = newTrxRing(1024)
 	r.regNext = 1
 	if r.prof.redo {
-		r.redo = newRedoLog(r)
+		r.redo = commit.NewRedo(arr.OpenFile("ib_redo", true), arr.RegisterSource("redo"))
 	}
-	switch {
-	case r.prof.binlog:
-		r.binlog = newBinlogGC(r)
-	case r.prof.rpco:
-		r.order = newOrderedStage(r)
+	if r.prof.rpco {
+		var binlog *disk.File
+		var src disk.Source
+		if r.prof.binlog {
+			binlog, src = arr.OpenFile("binlog.000001", false), arr.RegisterSource("binlog")
+		}
+		r.ordered = commit.NewOrderedCommit(r.cpu, r.redo, binlog, src, r.commitCost, r.finishCommit)
 	}
+	r.redoDurable = func(a any) { r.finishCommit(a.(*worker).seq) }
 	r.commitDone = r.onCommitCPU
 	r.arrive = r.onArrive
 	r.recvDone = r.onReceived
@@ -358,7 +360,7 @@ func (r *replica) applied(seq int64) int64 {
 	}
 	var lsn int64
 	if r.redo != nil {
-		lsn = r.redo.add(r.redoPerTrx)
+		lsn = r.redo.Append(r.redoPerTrx)
 	}
 	if seq == r.lwmApplied+1 {
 		for r.lwmApplied < r.ring.top && r.ring.at(r.lwmApplied+1).flags&fApplied != 0 {
@@ -434,14 +436,7 @@ func (r *replica) register(seq int64) {
 		w.set(now, wsCommit)
 	}
 	r.regNext++
-	switch {
-	case r.binlog != nil:
-		r.binlog.registered(seq)
-	case r.order != nil:
-		r.order.registered(seq)
-	default:
-		panic("applier: register without an ordered commit")
-	}
+	r.ordered.Register(seq, r.trxBytes)
 }
 
 // commitUnordered runs the engine commit of seq on worker w (no commit
@@ -459,7 +454,7 @@ func (r *replica) onCommitCPU(a any) {
 		r.finishCommit(seq)
 		return
 	}
-	r.redo.waitDurable(w.lsn, seq)
+	r.redo.WaitDurable(w.lsn, r.redoDurable, w)
 }
 
 // finishCommit marks seq committed and tells the scheduler.
@@ -538,7 +533,6 @@ func (r *replica) resetStats() {
 	r.maxLag = 0
 	r.lagSamples = r.lagSamples[:0]
 	r.maxMemory = 0
-	r.groups, r.groupTrx = 0, 0
 	r.regWaitSum, r.regWaitN = 0, 0
 	r.depWaitSum, r.depWaitN = 0, 0
 	r.lockWaitSum, r.lockWaits = 0, 0
@@ -550,10 +544,10 @@ func (r *replica) resetStats() {
 		w.acc = [wsN]int64{}
 	}
 	if r.redo != nil {
-		r.redo.resetStats()
+		r.redo.ResetStats()
 	}
-	if r.binlog != nil {
-		r.binlog.resetStats()
+	if r.ordered != nil {
+		r.ordered.ResetStats()
 	}
 	r.sch.resetStats()
 	r.arr.ResetStats()

@@ -181,19 +181,19 @@ func (r *replica) metrics(out map[string]any, elapsed time.Duration) {
 	if r.depWaitN > 0 {
 		out["dependency_wait_ms_avg"] = float64(r.depWaitSum) / float64(r.depWaitN) / 1e6
 	}
-	if r.groups > 0 {
-		out["commit_group_size_mean"] = float64(r.groupTrx) / float64(r.groups)
+	if o := r.ordered; o != nil && o.Groups > 0 {
+		out["commit_group_size_mean"] = float64(o.GroupTrx) / float64(o.Groups)
 	}
 	if r.redo != nil {
-		out["redo_flushes_per_s"] = float64(r.redo.flushes) / sec
-		if r.redo.flushes > 0 {
-			out["redo_waiters_per_flush"] = float64(r.redo.flushWaiter) / float64(r.redo.flushes)
+		out["redo_flushes_per_s"] = float64(r.redo.Flushes) / sec
+		if r.redo.Flushes > 0 {
+			out["redo_waiters_per_flush"] = float64(r.redo.Waiters) / float64(r.redo.Flushes)
 		}
 	}
-	if r.binlog != nil {
-		out["binlog_syncs_per_s"] = float64(r.binlog.syncs) / sec
-		if r.binlog.syncs > 0 {
-			out["binlog_sync_group_mean"] = float64(r.binlog.syncTrx) / float64(r.binlog.syncs)
+	if o := r.ordered; r.prof.binlog {
+		out["binlog_syncs_per_s"] = float64(o.Syncs) / sec
+		if o.Syncs > 0 {
+			out["binlog_sync_group_mean"] = float64(o.SyncTrx) / float64(o.Syncs)
 		}
 	}
 	v := r.violations

@@ -1,0 +1,266 @@
+package commit
+
+import (
+	"time"
+
+	"simrun/model/disk"
+	"simrun/sim"
+)
+
+// This file is the MySQL 8.4/9.x commit flavour: InnoDB's redo log as its
+// log_writer and log_flusher threads write it, and the ordered commit of
+// MYSQL_BIN_LOG::ordered_commit (binlog group commit) or, without a binlog
+// but with replica_preserve_commit_order, the commit order manager's
+// COMMIT_ORDER_FLUSH_STAGE. The MariaDB flavour is Pipeline.
+
+// Redo is InnoDB's redo log with innodb_flush_log_at_trx_commit=1 as MySQL
+// 8.0+ runs it (log0write.cc): committers wait until the flushed LSN passes
+// theirs; one flush (the write of everything not yet written, then an
+// fsync of the preallocated log file) covers every waiter that arrived
+// before it started, and the flusher starts the next as soon as one ends
+// if anyone is still waiting. ALTER INSTANCE DISABLE INNODB REDO_LOG is a
+// server without a Redo.
+type Redo struct {
+	file    *disk.File
+	src     disk.Source
+	lsn     int64
+	written int64
+	flushed int64
+	target  int64
+	busy    bool
+	waiters []redoWait
+	ready   []redoWait
+
+	// Flushes and Waiters (summed over flushes) since ResetStats.
+	Flushes, Waiters int64
+	synced           func(any)
+}
+
+type redoWait struct {
+	lsn  int64
+	done func(any)
+	arg  any
+}
+
+// NewRedo returns the redo log writing to file (preallocated) under src.
+func NewRedo(file *disk.File, src disk.Source) *Redo {
+	l := &Redo{file: file, src: src}
+	l.synced = l.onSynced
+	return l
+}
+
+// Append adds n bytes of redo and returns the new LSN.
+func (l *Redo) Append(n int64) int64 {
+	l.lsn += n
+	return l.lsn
+}
+
+// LSN returns the end of the log.
+func (l *Redo) LSN() int64 { return l.lsn }
+
+// WaitDurable runs done(arg) once the log up to lsn is durable: at once if
+// it is, else after the flush that covers it.
+func (l *Redo) WaitDurable(lsn int64, done func(any), arg any) {
+	if lsn <= l.flushed {
+		done(arg)
+		return
+	}
+	l.waiters = append(l.waiters, redoWait{lsn, done, arg})
+	if !l.busy {
+		l.flush()
+	}
+}
+
+func (l *Redo) flush() {
+	l.busy = true
+	l.target = l.lsn
+	if l.target > l.written {
+		l.file.Append(l.target-l.written, l.src, nil, nil)
+		l.written = l.target
+	}
+	l.file.Sync(l.synced, nil)
+}
+
+func (l *Redo) onSynced(any) {
+	l.flushed = l.target
+	l.busy = false
+	l.Flushes++
+	l.ready = l.ready[:0]
+	n := 0
+	for _, w := range l.waiters {
+		if w.lsn <= l.flushed {
+			l.ready = append(l.ready, w)
+		} else {
+			l.waiters[n] = w
+			n++
+		}
+	}
+	clear(l.waiters[n:])
+	l.waiters = l.waiters[:n]
+	l.Waiters += int64(len(l.ready))
+	// The flusher loops on its own: the next flush starts before the
+	// waiters of this one are told.
+	if len(l.waiters) > 0 {
+		l.flush()
+	}
+	for i, w := range l.ready {
+		l.ready[i] = redoWait{}
+		w.done(w.arg)
+	}
+}
+
+// ResetStats starts the measured window.
+func (l *Redo) ResetStats() { l.Flushes, l.Waiters = 0, 0 }
+
+// OrderedCommit commits transactions in their registration order, as
+// MySQL does for a replica with replica_preserve_commit_order=ON.
+//
+// With a binlog it is MYSQL_BIN_LOG::ordered_commit (sync_binlog=1,
+// binlog_order_commits=ON): three stages, each with its own queue and
+// leader, work on contiguous ranges of registered transactions:
+//
+//	flush:  one redo flush (write + fsync) covering every prepared
+//	        transaction of the group, then the group's binlog caches are
+//	        written to the binlog file (page cache);
+//	sync:   one fsync of the binlog (a growing file: data plus the
+//	        filesystem journal), covering every flushed group waiting;
+//	commit: the leader commits each transaction in the engine, in order
+//	        (commit_cpu each, serially on a processor), then signals them.
+//
+// The stages pipeline: group k+1 flushes while group k syncs. Without a
+// binlog it is the commit order manager's COMMIT_ORDER_FLUSH_STAGE: the
+// leader flushes the redo log once for the group (if the log is on), then
+// commits each transaction in order.
+type OrderedCommit struct {
+	cpu       *sim.CPU
+	redo      *Redo      // nil: redo disabled
+	file      *disk.File // nil: no binlog
+	src       disk.Source
+	commitCPU time.Duration
+	committed func(seq int64)
+
+	regHi, flushHi, syncHi, commitHi int64
+	curFlush, curSync, curCommit     int64
+	flushBusy, syncBusy, commitBusy  bool
+	regBytes, flushBytes, curBytes   int64 // binlog bytes registered / flushed / of the flushing group
+	unwritten                        int64
+	burst                            [1]time.Duration // the commit leader's CPU job
+
+	// Groups and GroupTrx count flush-stage groups and their transactions,
+	// Syncs and SyncTrx the binlog syncs, since ResetStats.
+	Groups, GroupTrx, Syncs, SyncTrx int64
+
+	redoFlushedCB, synced, commitDone func(any)
+}
+
+// NewOrderedCommit returns the ordered commit on cpu. redo is the redo log
+// (nil when disabled); binlog the binlog file (nil without a binlog) with
+// its source tag; commitCPU the engine commit of one transaction;
+// committed(seq) runs for each transaction, in order, when its commit is
+// done.
+func NewOrderedCommit(cpu *sim.CPU, redo *Redo, binlog *disk.File, src disk.Source, commitCPU time.Duration, committed func(seq int64)) *OrderedCommit {
+	o := &OrderedCommit{cpu: cpu, redo: redo, file: binlog, src: src, commitCPU: commitCPU, committed: committed}
+	o.redoFlushedCB = o.onRedoFlushed
+	o.synced = o.onSynced
+	o.commitDone = o.onCommitted
+	return o
+}
+
+// Register queues transaction seq (the next in order) with binlogBytes of
+// binlog events; it joins the flush stage's queue.
+func (o *OrderedCommit) Register(seq, binlogBytes int64) {
+	o.regHi = seq
+	o.regBytes += binlogBytes
+	if !o.flushBusy {
+		o.startFlush()
+	}
+}
+
+func (o *OrderedCommit) startFlush() {
+	o.flushBusy = true
+	o.curFlush, o.curBytes = o.regHi, o.regBytes
+	o.Groups++
+	o.GroupTrx += o.curFlush - o.flushHi
+	if o.redo != nil {
+		o.redo.WaitDurable(o.redo.LSN(), o.redoFlushedCB, nil)
+		return
+	}
+	o.onRedoFlushed(nil)
+}
+
+// onRedoFlushed: the group's prepares are durable.
+func (o *OrderedCommit) onRedoFlushed(any) {
+	if o.file == nil {
+		o.flushHi = o.curFlush
+		o.startCommit()
+		return
+	}
+	o.unwritten += o.curBytes - o.flushBytes
+	o.flushBytes = o.curBytes
+	o.flushHi = o.curFlush
+	o.flushBusy = false
+	if !o.syncBusy {
+		o.startSync()
+	}
+	if o.regHi > o.flushHi {
+		o.startFlush()
+	}
+}
+
+func (o *OrderedCommit) startSync() {
+	o.syncBusy = true
+	o.curSync = o.flushHi
+	o.Syncs++
+	o.SyncTrx += o.curSync - o.syncHi
+	if o.unwritten > 0 {
+		o.file.Append(o.unwritten, o.src, nil, nil)
+		o.unwritten = 0
+	}
+	o.file.Sync(o.synced, nil)
+}
+
+func (o *OrderedCommit) onSynced(any) {
+	o.syncHi = o.curSync
+	o.syncBusy = false
+	if !o.commitBusy {
+		o.startCommit()
+	}
+	if o.flushHi > o.syncHi {
+		o.startSync()
+	}
+}
+
+// startCommit runs the engine commits of the next range: with a binlog
+// the synced one, without the group the flush stage just took.
+func (o *OrderedCommit) startCommit() {
+	o.commitBusy = true
+	o.curCommit = o.syncHi
+	if o.file == nil {
+		o.curCommit = o.flushHi
+	}
+	o.burst[0] = time.Duration(o.curCommit-o.commitHi) * o.commitCPU
+	o.cpu.Run(o.burst[:], o.commitDone, nil)
+}
+
+func (o *OrderedCommit) onCommitted(any) {
+	hi := o.curCommit
+	for s := o.commitHi + 1; s <= hi; s++ {
+		o.committed(s)
+	}
+	o.commitHi = hi
+	o.commitBusy = false
+	if o.file == nil {
+		// One stage: the leader goes on with whoever registered meanwhile.
+		o.flushBusy = false
+		if o.regHi > o.commitHi {
+			o.startFlush()
+		}
+		return
+	}
+	if o.syncHi > o.commitHi {
+		o.startCommit()
+	}
+}
+
+// ResetStats starts the measured window.
+func (o *OrderedCommit) ResetStats() { o.Groups, o.GroupTrx, o.Syncs, o.SyncTrx = 0, 0, 0, 0 }

@@ -1,0 +1,145 @@
+package commit
+
+import (
+	"testing"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/sim"
+)
+
+// constVolume has constant latencies so that the stages' timing can be
+// checked by hand.
+func constVolume(t *testing.T, env *sim.Env) *disk.Volume {
+	t.Helper()
+	cfg := disk.DefaultConfig()
+	cfg.WriteLatency = sim.ConstantDist(sim.Duration(300 * time.Microsecond))
+	cfg.FlushLatency = sim.ConstantDist(sim.Duration(200 * time.Microsecond))
+	cfg.ReadLatency = sim.ConstantDist(sim.Duration(300 * time.Microsecond))
+	cfg.TransferRate = 0
+	v, err := disk.New(env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// One flush serves every waiter that arrived before it started; those that
+// arrive during it are served together by the next one, which the flusher
+// starts at once.
+func TestRedoFlushGroups(t *testing.T) {
+	env := sim.New(1)
+	v := constVolume(t, env)
+	l := NewRedo(v.OpenFile("ib_redo", true), v.RegisterSource("redo"))
+	var done []sim.Time
+	record := func(any) { done = append(done, env.Now()) }
+	lsns := []int64{l.Append(100), l.Append(100), l.Append(100)}
+	for _, lsn := range lsns {
+		l.WaitDurable(lsn, record, nil)
+	}
+	env.AfterArg(100*time.Microsecond, func(any) {
+		for range 2 {
+			l.WaitDurable(l.Append(100), record, nil)
+		}
+	}, nil)
+	env.Run()
+	// flush 1: write 300 us + fsync 200 us; flush 2 starts at 500 us.
+	want := []sim.Time{sim.At(500 * time.Microsecond), sim.At(500 * time.Microsecond), sim.At(500 * time.Microsecond),
+		sim.At(time.Millisecond), sim.At(time.Millisecond)}
+	if len(done) != len(want) {
+		t.Fatalf("%d waiters served, want %d", len(done), len(want))
+	}
+	for i := range want {
+		if done[i] != want[i] {
+			t.Errorf("waiter %d durable at %v, want %v", i, done[i], want[i])
+		}
+	}
+	if l.Flushes != 2 || l.Waiters != 5 {
+		t.Errorf("%d flushes for %d waiters, want 2 for 5", l.Flushes, l.Waiters)
+	}
+	// Already durable: at once.
+	now := false
+	l.WaitDurable(l.LSN(), func(any) { now = true }, nil)
+	if !now {
+		t.Error("a durable LSN waited")
+	}
+}
+
+// Every registered transaction commits once, in order, with each profile
+// of the ordered commit; binlog bytes all reach the file.
+func TestOrderedCommitInOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name         string
+		redo, binlog bool
+	}{
+		{"commit order only", false, false},
+		{"commit order + redo", true, false},
+		{"binlog group commit", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(1)
+			v := constVolume(t, env)
+			var redo *Redo
+			if tc.redo {
+				redo = NewRedo(v.OpenFile("ib_redo", true), v.RegisterSource("redo"))
+			}
+			var binlog *disk.File
+			var src disk.Source
+			if tc.binlog {
+				binlog, src = v.OpenFile("binlog.000001", false), v.RegisterSource("binlog")
+			}
+			var got []int64
+			o := NewOrderedCommit(sim.NewCPU(env, 4), redo, binlog, src, 10*time.Microsecond, func(seq int64) { got = append(got, seq) })
+			const n = 200
+			for seq := int64(1); seq <= n; seq++ {
+				at := time.Duration(seq) * 7 * time.Microsecond
+				env.AfterArg(at, func(any) {
+					if redo != nil {
+						redo.Append(500)
+					}
+					o.Register(seq, 1000)
+				}, nil)
+			}
+			env.Run()
+			if len(got) != n {
+				t.Fatalf("%d commits, want %d", len(got), n)
+			}
+			for i, s := range got {
+				if s != int64(i+1) {
+					t.Fatalf("commit %d is seq %d: out of order", i, s)
+				}
+			}
+			if o.GroupTrx != n || o.Groups < 2 || o.Groups > n {
+				t.Errorf("%d transactions in %d groups", o.GroupTrx, o.Groups)
+			}
+			if tc.binlog {
+				if binlog.Size() != n*1000 {
+					t.Errorf("binlog holds %d bytes, want %d", binlog.Size(), n*1000)
+				}
+				if o.SyncTrx != n || o.Syncs > o.Groups {
+					t.Errorf("%d syncs for %d transactions (%d groups)", o.Syncs, o.SyncTrx, o.Groups)
+				}
+			}
+		})
+	}
+}
+
+// Without logs the stage is the serial engine commits: n transactions
+// registered at once commit after n x commit_cpu, the first alone.
+func TestOrderedCommitSerialCPU(t *testing.T) {
+	env := sim.New(1)
+	var last sim.Time
+	o := NewOrderedCommit(sim.NewCPU(env, 2), nil, nil, 0, 10*time.Microsecond, func(int64) { last = env.Now() })
+	for seq := int64(1); seq <= 5; seq++ {
+		o.Register(seq, 0)
+	}
+	env.Run()
+	// The first registration starts a group of one (10 us); the other
+	// four form the second (40 us).
+	if want := sim.At(50 * time.Microsecond); last != want {
+		t.Errorf("last commit at %v, want %v", last, want)
+	}
+	if o.Groups != 2 || o.GroupTrx != 5 {
+		t.Errorf("%d groups of %d transactions, want 2 of 5", o.Groups, o.GroupTrx)
+	}
+}
