@@ -23,7 +23,7 @@ type Config struct {
 	HotRows    sim.Count `toml:"hot_rows" unit:"rows" doc:"hot rows per table (hot only): ids 0..hot_rows-1"`
 	HotPct     float64   `toml:"hot_pct" unit:"%" doc:"% of updates that go to a hot row (hot only)"`
 
-	Dependency  string `toml:"dependency" enum:"commit_order|writeset" doc:"how the source computes last_committed: commit_order (binlog group commit intervals) or writeset (MySQL 8.4+ behaviour)"`
+	Dependency  string `toml:"dependency" enum:"writeset|commit_order" doc:"how the source computes last_committed: writeset, what MySQL 8.4 and 9.x always do (binlog_transaction_dependency_tracking was removed in 8.4; WL#9556, rpl_trx_tracking.cc); commit_order (binlog group commit intervals, MySQL 5.7 LOGICAL_CLOCK) is a what-if only, not the study's source"`
 	HistorySize int    `toml:"history_size" unit:"hashes" doc:"binlog_transaction_dependency_history_size: row hashes the writeset history holds; MySQL default 25000"`
 
 	Cores       int          `toml:"cores" unit:"cores" doc:"source CPU cores; assumption: a server like the replica (32 logical cores)"`
@@ -45,7 +45,7 @@ func DefaultConfig() Config {
 		SpecialRes:    75,
 		HotRows:       1000,
 		HotPct:        0,
-		Dependency:    "commit_order",
+		Dependency:    "writeset",
 		HistorySize:   25000,
 		Cores:         32,
 		CPUPerStmt:    sim.Duration(240 * time.Microsecond),

@@ -59,7 +59,7 @@ func TestDependencyInvariants(t *testing.T) {
 // TestWritesetWidensIntervals: writeset parents are never later than
 // commit-order parents, so its intervals are at least as wide.
 func TestWritesetWidensIntervals(t *testing.T) {
-	co, _ := gen(t, func(c *Config) { c.UpdatesPerTrx = 10 }, 20000)
+	co, _ := gen(t, func(c *Config) { c.UpdatesPerTrx, c.Dependency = 10, "commit_order" }, 20000)
 	ws, _ := gen(t, func(c *Config) { c.UpdatesPerTrx, c.Dependency = 10, "writeset" }, 20000)
 	var gco, gws float64
 	for i := range co {
@@ -78,7 +78,7 @@ func TestWritesetWidensIntervals(t *testing.T) {
 // transactions, and commit-order intervals span about one to two groups.
 func TestGroupSizes(t *testing.T) {
 	for _, n := range []int{1, 10} {
-		trx, g := gen(t, func(c *Config) { c.UpdatesPerTrx = n }, 30000)
+		trx, g := gen(t, func(c *Config) { c.UpdatesPerTrx, c.Dependency = n, "commit_order" }, 30000)
 		var gap float64
 		for _, x := range trx {
 			gap += float64(x.Seq - x.Last)
