@@ -130,6 +130,7 @@ type replica struct {
 	depWaitN    int64
 	lockWaitSum int64
 	lockWaits   int64
+	lat         stats.Histogram // ns from a worker taking a transaction to its commit
 
 	// invariant counters (tests read them; they must stay zero)
 	violations violations
@@ -342,6 +343,7 @@ func (r *replica) compactInbox() {
 // checkStart records a breach if seq starts before its dependencies are
 // applied (CSA) or committed (MTA: the stricter rule it uses).
 func (r *replica) checkStart(seq int64) {
+	r.ring.at(seq).start = r.env.Now()
 	if r.last(seq) > r.lwmApplied {
 		r.violations.depStart++
 	}
@@ -474,6 +476,9 @@ func (r *replica) finishCommit(seq int64) {
 	}
 	r.commits++
 	r.commitSer.Add(now-r.since, 1)
+	if t.start >= r.since {
+		r.lat.Record(int64(now - t.start))
+	}
 	var w *worker
 	if t.worker >= 0 {
 		w = r.sch.workers()[t.worker]
@@ -536,6 +541,7 @@ func (r *replica) resetStats() {
 	r.regWaitSum, r.regWaitN = 0, 0
 	r.depWaitSum, r.depWaitN = 0, 0
 	r.lockWaitSum, r.lockWaits = 0, 0
+	r.lat.Reset()
 	r.commitSer = stats.NewSeries(time.Duration(r.cfg.LagInterval), 4096)
 	r.lagSer = stats.NewGaugeSeries(time.Duration(r.cfg.LagInterval), 4096)
 	r.cpu.ResetStats()

@@ -22,6 +22,7 @@ type trxState struct {
 	rowGap  int32    // seq - RowDep, 0 = none
 	src     sim.Time // source commit time (online), for lag
 	mark    sim.Time // when it entered its current wait (dependency, commit turn)
+	start   sim.Time // when a worker took it (latency_ms)
 	worker  int32    // worker holding it, -1 if none
 	flags   uint8
 }

@@ -173,6 +173,13 @@ func (r *replica) metrics(out map[string]any, elapsed time.Duration) {
 	out["parked_s"] = time.Duration(acc[wsParked]).Seconds()
 	out["worker_commit_wait_s"] = time.Duration(acc[wsCommit]).Seconds()
 	out["lock_wait_s"] = time.Duration(acc[wsLockWait]).Seconds()
+	out["latency_ms"] = map[string]any{
+		"avg": r.lat.Mean() / 1e6,
+		"p50": float64(r.lat.Quantile(0.50)) / 1e6,
+		"p95": float64(r.lat.Quantile(0.95)) / 1e6,
+		"p99": float64(r.lat.Quantile(0.99)) / 1e6,
+		"max": float64(r.lat.Max()) / 1e6,
+	}
 	out["row_lock_waits"] = r.lockWaits
 	out["memory_max_bytes"] = r.maxMemory
 	if r.regWaitN > 0 {
