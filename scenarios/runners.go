@@ -210,9 +210,10 @@ func runReplication(rc RunContext) (result.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The applier's figures form the `applier` block; tps also stands at the
-	// top level, where every workload reports its throughput.
-	return result.Metrics{"tps": m["tps"], "applier": result.Metrics(m)}, nil
+	// The applier's figures form the `applier` block; tps and latency_ms
+	// also stand at the top level, where every workload reports its
+	// throughput and latency (the sweep chart reads them there).
+	return result.Metrics{"tps": m["tps"], "latency_ms": m["latency_ms"], "applier": result.Metrics(m)}, nil
 }
 
 // runSysbench runs sysbench client threads against the database server
