@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"simrun/internal/result"
 	"simrun/internal/trace"
 	"simrun/model/commit"
 	"simrun/model/disk"
@@ -226,8 +227,112 @@ func (s *Sysbench) InFlight() int64 { return s.startedAll - s.committedAll }
 // charged (0 when the latency breakdown is complete).
 func (s *Sysbench) MaxUncharged() time.Duration { return time.Duration(s.maxRes) }
 
-// Metrics returns the metrics block of the measured window.
-func (s *Sysbench) Metrics() map[string]any {
+// Metrics is the sysbench workload's result block (simrun.result/v1; the
+// json tags are the contract, docs/results.md documents every field).
+type Metrics struct {
+	TPS           float64            `json:"tps"`
+	QPS           float64            `json:"qps"`
+	Transactions  int64              `json:"transactions"`
+	Latency       Latency            `json:"latency_ms"`
+	RedoBytes     int64              `json:"redo_bytes"`
+	RedoLSNBytes  int64              `json:"redo_lsn_bytes"`
+	BinlogBytes   int64              `json:"binlog_bytes"`
+	Fsyncs        int64              `json:"fsyncs"`
+	CommitFsyncs  CommitFsyncs       `json:"commit_fsyncs"`
+	CPUUtilPct    float64            `json:"cpu_util_pct"`
+	Threads       Threads            `json:"threads"`
+	WritePerTx    WriteBytesPerTx    `json:"write_bytes_per_tx"`
+	Breakdown     map[string]float64 `json:"commit_breakdown_ms"` // one key per engine.Cat, and "sum"
+	CheckpointAge CheckpointAge      `json:"checkpoint_age_mb"`
+	DirtyPages    DirtyPages         `json:"dirty_pages"`
+	FlushedPerS   float64            `json:"pages_flushed_per_s"`
+	FlushedPerTx  float64            `json:"pages_flushed_per_tx"`
+	TxPerGroup    TxPerGroup         `json:"tx_per_group"`
+	BufferPool    BufferPool         `json:"buffer_pool"`
+	Series        TPSSeries          `json:"series"`
+	Disk          map[string]any     `json:"disk"` // disk.Volume.Metrics
+}
+
+// Latency is a latency block in milliseconds.
+type Latency struct {
+	Avg float64 `json:"avg"`
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// CommitFsyncs counts the fsyncs on the commit path.
+type CommitFsyncs struct {
+	Redo   int64 `json:"redo"`
+	Binlog int64 `json:"binlog"`
+}
+
+// Threads is what the threads' wake-ups cost (sim.CPU).
+type Threads struct {
+	WakesPerTx    float64 `json:"wakes_per_tx"`
+	WakeWaitUsAvg float64 `json:"wake_wait_us_avg"`
+	YieldsPerTx   float64 `json:"yields_per_tx"`
+}
+
+// WriteBytesPerTx is the device write bytes per committed transaction, by
+// source.
+type WriteBytesPerTx struct {
+	Redo        float64 `json:"redo"`
+	BinlogFile  float64 `json:"binlog_file"`
+	BinlogPages float64 `json:"binlog_pages"`
+	PageFlush   float64 `json:"page_flush"`
+	Doublewrite float64 `json:"doublewrite"`
+	FSJournal   float64 `json:"fs_journal"`
+	Total       float64 `json:"total"`
+}
+
+// CheckpointAge is the redo ring's occupancy (MB = 10^6 bytes) and the page
+// cleaner's modes.
+type CheckpointAge struct {
+	Avg          float64 `json:"avg"`
+	P50          float64 `json:"p50"`
+	Max          float64 `json:"max"`
+	Capacity     float64 `json:"capacity"`
+	AsyncPoint   float64 `json:"async_point"`
+	SyncPoint    float64 `json:"sync_point"`
+	Stalls       int64   `json:"stalls"`
+	Checkpoints  int64   `json:"checkpoints"`
+	FlushAheadIt int64   `json:"flush_ahead_it"`
+	FuriousIt    int64   `json:"furious_it"`
+}
+
+// DirtyPages samples the buffer pool's dirty pages.
+type DirtyPages struct {
+	Avg float64 `json:"avg"`
+	Max int64   `json:"max"`
+}
+
+// TxPerGroup is the group commits' sizes and counts.
+type TxPerGroup struct {
+	RedoSync   float64 `json:"redo_sync"`
+	Binlog     float64 `json:"binlog"`
+	RedoSyncs  int64   `json:"redo_syncs"`
+	BinlogGrps int64   `json:"binlog_grps"`
+}
+
+// BufferPool is the buffer pool's size and traffic.
+type BufferPool struct {
+	HitRatio  float64 `json:"hit_ratio"`
+	Pages     int64   `json:"pages"`
+	DataPages int64   `json:"data_pages"`
+	Reads     int64   `json:"reads"`
+	LRUWrites int64   `json:"lru_writes"`
+}
+
+// TPSSeries is the TPS per interval, like sysbench --report-interval.
+type TPSSeries struct {
+	IntervalS float64   `json:"interval_s"`
+	TPS       []float64 `json:"tps"`
+}
+
+// Report returns the typed result of the measured window.
+func (s *Sysbench) Report() Metrics {
 	now := s.env.Now()
 	secs := now.Sub(s.since).Seconds()
 	n := s.committed
@@ -251,7 +356,7 @@ func (s *Sysbench) Metrics() map[string]any {
 		}
 	}
 	tps := float64(n) / secs
-	breakdown := map[string]any{}
+	breakdown := make(map[string]float64, engine.NumCats+1)
 	var sum float64
 	for i, v := range s.comp {
 		ms := 0.0
@@ -272,81 +377,74 @@ func (s *Sysbench) Metrics() map[string]any {
 	if t := es.Hits + es.Misses; t > 0 {
 		hit = float64(es.Hits) / float64(t)
 	}
-	redoSyncs := es.RedoSyncs
-	out := map[string]any{
-		"tps":          tps,
-		"qps":          tps * float64(s.wl.StmtsPerTx()+2),
-		"transactions": n,
-		"latency_ms": map[string]any{
-			"avg": s.lat.Mean() / 1e6,
-			"p50": float64(s.lat.Quantile(0.50)) / 1e6,
-			"p95": float64(s.lat.Quantile(0.95)) / 1e6,
-			"p99": float64(s.lat.Quantile(0.99)) / 1e6,
-			"max": float64(s.lat.Max()) / 1e6,
+	return Metrics{
+		TPS:          tps,
+		QPS:          tps * float64(s.wl.StmtsPerTx()+2),
+		Transactions: n,
+		Latency: Latency{
+			Avg: s.lat.Mean() / 1e6,
+			P50: float64(s.lat.Quantile(0.50)) / 1e6,
+			P95: float64(s.lat.Quantile(0.95)) / 1e6,
+			P99: float64(s.lat.Quantile(0.99)) / 1e6,
+			Max: float64(s.lat.Max()) / 1e6,
 		},
-		"redo_bytes":     src["redo"],
-		"redo_lsn_bytes": int64(es.LSNBytes),
-		"binlog_bytes":   ps.BinlogBytes,
-		"fsyncs":         io.Flushes,
-		"commit_fsyncs": map[string]any{
-			"redo":   redoSyncs,
-			"binlog": ps.BinlogSyncs,
+		RedoBytes:    src["redo"],
+		RedoLSNBytes: int64(es.LSNBytes),
+		BinlogBytes:  ps.BinlogBytes,
+		Fsyncs:       io.Flushes,
+		CommitFsyncs: CommitFsyncs{Redo: es.RedoSyncs, Binlog: ps.BinlogSyncs},
+		CPUUtilPct:   100 * cs.Utilization,
+		Threads: Threads{
+			WakesPerTx:    perTx(cs.Wakes),
+			WakeWaitUsAvg: float64(cs.MeanWakeWait) / 1e3,
+			YieldsPerTx:   perTx(cs.Yields),
 		},
-		"cpu_util_pct": 100 * cs.Utilization,
-		"threads": map[string]any{
-			"wakes_per_tx":     perTx(cs.Wakes),
-			"wake_wait_us_avg": float64(cs.MeanWakeWait) / 1e3,
-			"yields_per_tx":    perTx(cs.Yields),
+		WritePerTx: WriteBytesPerTx{
+			Redo:        perTx(src["redo"]),
+			BinlogFile:  perTx(src["binlog_file"]),
+			BinlogPages: perTx(src["binlog_pages"]),
+			PageFlush:   perTx(src["page_flush"]),
+			Doublewrite: perTx(src["doublewrite"]),
+			FSJournal:   perTx(src["fs_journal"]),
+			Total:       perTx(io.WriteBytes),
 		},
-		"write_bytes_per_tx": map[string]any{
-			"redo":         perTx(src["redo"]),
-			"binlog_file":  perTx(src["binlog_file"]),
-			"binlog_pages": perTx(src["binlog_pages"]),
-			"page_flush":   perTx(src["page_flush"]),
-			"doublewrite":  perTx(src["doublewrite"]),
-			"fs_journal":   perTx(src["fs_journal"]),
-			"total":        perTx(io.WriteBytes),
+		Breakdown: breakdown,
+		CheckpointAge: CheckpointAge{
+			Avg:          es.CheckpointAge.Mean / 1e6,
+			P50:          mb(float64(es.CheckpointAge.P50)),
+			Max:          mb(float64(es.CheckpointAgeMax)),
+			Capacity:     mb(float64(es.Capacity)),
+			AsyncPoint:   mb(float64(es.AsyncPoint)),
+			SyncPoint:    mb(float64(es.SyncPoint)),
+			Stalls:       es.Stalls,
+			Checkpoints:  es.Checkpoints,
+			FlushAheadIt: es.FlushAheadIters,
+			FuriousIt:    es.FuriousIters,
 		},
-		"commit_breakdown_ms": breakdown,
-		"checkpoint_age_mb": map[string]any{
-			"avg":            es.CheckpointAge.Mean / 1e6,
-			"p50":            mb(float64(es.CheckpointAge.P50)),
-			"max":            mb(float64(es.CheckpointAgeMax)),
-			"capacity":       mb(float64(es.Capacity)),
-			"async_point":    mb(float64(es.AsyncPoint)),
-			"sync_point":     mb(float64(es.SyncPoint)),
-			"stalls":         es.Stalls,
-			"checkpoints":    es.Checkpoints,
-			"flush_ahead_it": es.FlushAheadIters,
-			"furious_it":     es.FuriousIters,
+		DirtyPages:   DirtyPages{Avg: es.DirtyPages.Mean, Max: es.DirtyPages.Max},
+		FlushedPerS:  float64(es.PagesFlushed) / secs,
+		FlushedPerTx: perTx(es.PagesFlushed),
+		TxPerGroup: TxPerGroup{
+			RedoSync:   es.RedoGroup.Mean,
+			Binlog:     ps.BinlogGroup.Mean,
+			RedoSyncs:  es.RedoSyncs,
+			BinlogGrps: ps.BinlogGroup.Count,
 		},
-		"dirty_pages": map[string]any{
-			"avg": es.DirtyPages.Mean,
-			"max": es.DirtyPages.Max,
+		BufferPool: BufferPool{
+			HitRatio:  hit,
+			Pages:     int64(es.BPFrames),
+			DataPages: int64(es.DataPages),
+			Reads:     es.PageReads,
+			LRUWrites: es.LRUWrites,
 		},
-		"pages_flushed_per_s":  float64(es.PagesFlushed) / secs,
-		"pages_flushed_per_tx": perTx(es.PagesFlushed),
-		"tx_per_group": map[string]any{
-			"redo_sync":   es.RedoGroup.Mean,
-			"binlog":      ps.BinlogGroup.Mean,
-			"redo_syncs":  redoSyncs,
-			"binlog_grps": ps.BinlogGroup.Count,
-		},
-		"buffer_pool": map[string]any{
-			"hit_ratio":  hit,
-			"pages":      int64(es.BPFrames),
-			"data_pages": int64(es.DataPages),
-			"reads":      es.PageReads,
-			"lru_writes": es.LRUWrites,
-		},
-		"series": map[string]any{
-			"interval_s": s.tps.Width().Seconds(),
-			"tps":        series,
-		},
-		"disk": dm,
+		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series},
+		Disk:   dm,
 	}
-	return out
 }
+
+// Metrics returns the result block of the measured window as the generic
+// tree the reporting code walks (Report's fields under their json names).
+func (s *Sysbench) Metrics() map[string]any { return result.FromStruct(s.Report()) }
 
 // RunSysbench runs sysbench against a server with cores vCPUs on vol for
 // warmup + duration of virtual time and returns the metrics of the
