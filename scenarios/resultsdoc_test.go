@@ -42,7 +42,7 @@ func docFields(t *testing.T, from, to string) []string {
 		names.WriteString(line + "\n")
 	}
 	var out []string
-	for _, m := range regexp.MustCompile("`([a-z0-9_]+)(?: \\{([^}]*)\\})?`").FindAllStringSubmatch(names.String(), -1) {
+	for _, m := range regexp.MustCompile("`([A-Za-z0-9_]+)(?: \\{([^}]*)\\})?`").FindAllStringSubmatch(names.String(), -1) {
 		out = append(out, m[1])
 		if m[2] != "" {
 			for _, sub := range strings.Split(m[2], ",") {
@@ -82,5 +82,28 @@ func TestResultsDocSysbench(t *testing.T) {
 	result.OrderPaths(doc)
 	if diff := cmp.Diff(doc, emitted); diff != "" {
 		t.Errorf("docs/results.md (sysbench) and the emitted fields differ (-documented +emitted):\n%s", diff)
+	}
+}
+
+// The disk block's fields (two levels; the per-source maps' keys are the
+// registered sources) are exactly those docs/results.md lists for it.
+func TestResultsDocDisk(t *testing.T) {
+	env := sim.New(1)
+	vol, err := disk.New(env, disk.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	vol.OpenFile("f", false).Append(4096, disk.SourceOther, nil, nil)
+	env.Run()
+	var emitted []string
+	for _, k := range result.Keys(vol.Metrics(), 2) {
+		if !strings.Contains(k, "_by_source.") {
+			emitted = append(emitted, k)
+		}
+	}
+	doc := docFields(t, "| `reads_per_s`, `writes_per_s`, `flushes_per_s`", "A metric value is")
+	result.OrderPaths(doc)
+	if diff := cmp.Diff(doc, emitted); diff != "" {
+		t.Errorf("docs/results.md (disk) and the emitted fields differ (-documented +emitted):\n%s", diff)
 	}
 }

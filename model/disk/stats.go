@@ -3,6 +3,7 @@ package disk
 import (
 	"time"
 
+	"simrun/internal/result"
 	"simrun/sim"
 	"simrun/sim/stats"
 )
@@ -272,12 +273,47 @@ func (v *Volume) Intervals() []Interval {
 	return out
 }
 
-// Metrics returns the JSON `disk` block: whole-run iostat figures with
-// units in their names, bytes written per source, and a per-second series.
-func (v *Volume) Metrics() map[string]any {
+// Metrics is the JSON `disk` block (simrun.result/v1; the json tags are
+// the contract): whole-run iostat figures with units in their names, bytes
+// per source, and a per-second series.
+type Metrics struct {
+	ReadsPerS         float64          `json:"reads_per_s"`
+	WritesPerS        float64          `json:"writes_per_s"`
+	FlushesPerS       float64          `json:"flushes_per_s"`
+	ReadKBPerS        float64          `json:"read_kB_per_s"`
+	WriteKBPerS       float64          `json:"write_kB_per_s"`
+	AvgReadKB         float64          `json:"avg_read_kB"`
+	AvgWriteKB        float64          `json:"avg_write_kB"`
+	ReadMergesPerS    float64          `json:"read_merges_per_s"`
+	WriteMergesPerS   float64          `json:"write_merges_per_s"`
+	UtilPct           float64          `json:"util_pct"`
+	AwaitMs           float64          `json:"await_ms"`
+	RAwaitMs          float64          `json:"r_await_ms"`
+	WAwaitMs          float64          `json:"w_await_ms"`
+	FAwaitMs          float64          `json:"f_await_ms"`
+	AquSz             float64          `json:"aqu_sz"`
+	IOPSCapBoundPct   float64          `json:"iops_cap_bound_pct"`
+	BWCapBoundPct     float64          `json:"bw_cap_bound_pct"`
+	ReadBytes         int64            `json:"read_bytes"`
+	WriteBytes        int64            `json:"write_bytes"`
+	WriteBytesBySrc   map[string]int64 `json:"write_bytes_by_source"` // registered sources; the predefined two only when non-zero
+	ReadBytesBySource map[string]int64 `json:"read_bytes_by_source"`
+	Series            Series           `json:"series"`
+}
+
+// Series is the volume's per-interval figures.
+type Series struct {
+	IntervalS   float64   `json:"interval_s"`
+	WriteKBPerS []float64 `json:"write_kB_per_s"`
+	UtilPct     []float64 `json:"util_pct"`
+	WritesPerS  []float64 `json:"writes_per_s"`
+}
+
+// Report returns the typed `disk` block.
+func (v *Volume) Report() Metrics {
 	io := v.Iostat()
-	bySrc := map[string]any{}
-	readBySrc := map[string]any{}
+	bySrc := map[string]int64{}
+	readBySrc := map[string]int64{}
 	for i, name := range v.sources {
 		if b := v.st.srcWrite[i]; b > 0 || i >= 2 {
 			bySrc[name] = b
@@ -293,33 +329,32 @@ func (v *Volume) Metrics() map[string]any {
 	for i, iv := range ivs {
 		wkb[i], util[i], wps[i] = iv.WriteKBPerS, iv.UtilPct, iv.WritesPerS
 	}
-	return map[string]any{
-		"reads_per_s":           io.ReadsPerS,
-		"writes_per_s":          io.WritesPerS,
-		"flushes_per_s":         io.FlushesPerS,
-		"read_kB_per_s":         io.ReadKBPerS,
-		"write_kB_per_s":        io.WriteKBPerS,
-		"avg_read_kB":           io.AvgReadKB,
-		"avg_write_kB":          io.AvgWriteKB,
-		"read_merges_per_s":     io.ReadMergesPerS,
-		"write_merges_per_s":    io.WriteMergesPerS,
-		"util_pct":              io.UtilPct,
-		"await_ms":              io.AwaitMs,
-		"r_await_ms":            io.RAwaitMs,
-		"w_await_ms":            io.WAwaitMs,
-		"f_await_ms":            io.FAwaitMs,
-		"aqu_sz":                io.AquSz,
-		"iops_cap_bound_pct":    io.IOPSCapBoundPct,
-		"bw_cap_bound_pct":      io.BWCapBoundPct,
-		"read_bytes":            io.ReadBytes,
-		"write_bytes":           io.WriteBytes,
-		"write_bytes_by_source": bySrc,
-		"read_bytes_by_source":  readBySrc,
-		"series": map[string]any{
-			"interval_s":     v.st.sWrites.Width().Seconds(),
-			"write_kB_per_s": wkb,
-			"util_pct":       util,
-			"writes_per_s":   wps,
-		},
+	return Metrics{
+		ReadsPerS:         io.ReadsPerS,
+		WritesPerS:        io.WritesPerS,
+		FlushesPerS:       io.FlushesPerS,
+		ReadKBPerS:        io.ReadKBPerS,
+		WriteKBPerS:       io.WriteKBPerS,
+		AvgReadKB:         io.AvgReadKB,
+		AvgWriteKB:        io.AvgWriteKB,
+		ReadMergesPerS:    io.ReadMergesPerS,
+		WriteMergesPerS:   io.WriteMergesPerS,
+		UtilPct:           io.UtilPct,
+		AwaitMs:           io.AwaitMs,
+		RAwaitMs:          io.RAwaitMs,
+		WAwaitMs:          io.WAwaitMs,
+		FAwaitMs:          io.FAwaitMs,
+		AquSz:             io.AquSz,
+		IOPSCapBoundPct:   io.IOPSCapBoundPct,
+		BWCapBoundPct:     io.BWCapBoundPct,
+		ReadBytes:         io.ReadBytes,
+		WriteBytes:        io.WriteBytes,
+		WriteBytesBySrc:   bySrc,
+		ReadBytesBySource: readBySrc,
+		Series:            Series{IntervalS: v.st.sWrites.Width().Seconds(), WriteKBPerS: wkb, UtilPct: util, WritesPerS: wps},
 	}
 }
+
+// Metrics returns the `disk` block as the generic tree the reporting code
+// walks (Report's fields under their json names).
+func (v *Volume) Metrics() map[string]any { return result.FromStruct(v.Report()) }
