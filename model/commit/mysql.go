@@ -150,7 +150,8 @@ type OrderedCommit struct {
 	// Syncs and SyncTrx the binlog syncs, since ResetStats.
 	Groups, GroupTrx, Syncs, SyncTrx int64
 
-	redoFlushedCB, synced, commitDone func(any)
+	redoFlushedCB, synced, commitDone        func(any)
+	startFlushFn, startSyncFn, startCommitFn func()
 }
 
 // NewOrderedCommit returns the ordered commit on cpu. redo is the redo log
@@ -163,6 +164,7 @@ func NewOrderedCommit(cpu *sim.CPU, redo *Redo, binlog *disk.File, src disk.Sour
 	o.redoFlushedCB = o.onRedoFlushed
 	o.synced = o.onSynced
 	o.commitDone = o.onCommitted
+	o.startFlushFn, o.startSyncFn, o.startCommitFn = o.startFlush, o.startSync, o.startCommit
 	return o
 }
 
@@ -198,12 +200,20 @@ func (o *OrderedCommit) onRedoFlushed(any) {
 	o.unwritten += o.curBytes - o.flushBytes
 	o.flushBytes = o.curBytes
 	o.flushHi = o.curFlush
-	o.flushBusy = false
-	if !o.syncBusy {
-		o.startSync()
+	handOff(&o.flushBusy, o.syncBusy, o.startSyncFn, o.regHi > o.flushHi, o.startFlushFn)
+}
+
+// handOff ends a stage leader's round: the stage is free, the next stage
+// starts on what it handed over if that stage is idle, and the stage starts
+// again if more has queued behind it (each stage has its own leader and
+// queue, as in MYSQL_BIN_LOG::ordered_commit).
+func handOff(busy *bool, nextBusy bool, startNext func(), more bool, again func()) {
+	*busy = false
+	if !nextBusy {
+		startNext()
 	}
-	if o.regHi > o.flushHi {
-		o.startFlush()
+	if more {
+		again()
 	}
 }
 
@@ -221,13 +231,7 @@ func (o *OrderedCommit) startSync() {
 
 func (o *OrderedCommit) onSynced(any) {
 	o.syncHi = o.curSync
-	o.syncBusy = false
-	if !o.commitBusy {
-		o.startCommit()
-	}
-	if o.flushHi > o.syncHi {
-		o.startSync()
-	}
+	handOff(&o.syncBusy, o.commitBusy, o.startCommitFn, o.flushHi > o.syncHi, o.startSyncFn)
 }
 
 // startCommit runs the engine commits of the next range: with a binlog
