@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"simrun/internal/result"
+	replica "simrun/model/applier"
 	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
@@ -23,8 +24,13 @@ import (
 // backticked `name` or `name {a, b}` (giving name, name.a, name.b) in the
 // first column of its tables and in its prose lines.
 func docFields(t *testing.T, from, to string) []string {
+	return docFieldsIn(t, "../docs/results.md", from, to)
+}
+
+// docFieldsIn is docFields for another page.
+func docFieldsIn(t *testing.T, page, from, to string) []string {
 	t.Helper()
-	b, err := os.ReadFile("../docs/results.md")
+	b, err := os.ReadFile(page)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +38,7 @@ func docFields(t *testing.T, from, to string) []string {
 	i := strings.Index(text, from)
 	j := strings.Index(text[i+1:], to)
 	if i < 0 || j < 0 {
-		t.Fatalf("docs/results.md: no section between %q and %q", from, to)
+		t.Fatalf("%s: no section between %q and %q", page, from, to)
 	}
 	var names strings.Builder
 	for _, line := range strings.Split(text[i:i+1+j], "\n") {
@@ -42,7 +48,10 @@ func docFields(t *testing.T, from, to string) []string {
 		names.WriteString(line + "\n")
 	}
 	var out []string
-	for _, m := range regexp.MustCompile("`([A-Za-z0-9_]+)(?: \\{([^}]*)\\})?`").FindAllStringSubmatch(names.String(), -1) {
+	for _, m := range regexp.MustCompile("`([A-Za-z0-9_]+)(?: \\{([^}]*)\\}|\\.\\{([^}]*)\\})?`").FindAllStringSubmatch(names.String(), -1) {
+		if m[2] == "" {
+			m[2] = m[3]
+		}
 		out = append(out, m[1])
 		if m[2] != "" {
 			for _, sub := range strings.Split(m[2], ",") {
@@ -105,5 +114,29 @@ func TestResultsDocDisk(t *testing.T) {
 	result.OrderPaths(doc)
 	if diff := cmp.Diff(doc, emitted); diff != "" {
 		t.Errorf("docs/results.md (disk) and the emitted fields differ (-documented +emitted):\n%s", diff)
+	}
+}
+
+// The applier block's fields, from the type of applier.Metrics (every mode
+// and applier), are exactly those docs/model-applier.md §9 lists (the
+// per-state keys of worker_state_pct are data, not type).
+func TestResultsDocApplier(t *testing.T) {
+	paths, maps := result.StructKeys(replica.Metrics{}, 2)
+	doc := docFieldsIn(t, "../docs/model-applier.md", "| `tps` | transactions committed per second in the measured window |", "## 10.")
+	var keep []string
+	for _, d := range doc {
+		isMapChild := false
+		for _, m := range maps {
+			if strings.HasPrefix(d, m+".") {
+				isMapChild = true
+			}
+		}
+		if !isMapChild {
+			keep = append(keep, d)
+		}
+	}
+	result.OrderPaths(keep)
+	if diff := cmp.Diff(keep, paths); diff != "" {
+		t.Errorf("docs/model-applier.md §9 and applier.Metrics differ (-documented +type):\n%s", diff)
 	}
 }

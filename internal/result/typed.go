@@ -32,10 +32,26 @@ func structMetrics(rv reflect.Value) map[string]any {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		fv := rv.Field(i)
+		if f.Anonymous && f.Tag.Get("json") == "" {
+			// An embedded struct without a tag is inlined, as
+			// encoding/json does; a nil embedded pointer adds nothing.
+			for fv.Kind() == reflect.Pointer {
+				if fv.IsNil() {
+					break
+				}
+				fv = fv.Elem()
+			}
+			if fv.Kind() == reflect.Struct {
+				for k, v := range structMetrics(fv) {
+					out[k] = v
+				}
+			}
+			continue
+		}
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		fv := rv.Field(i)
 		if omitNil(fv) && strings.Contains(opts, "omitempty") {
 			continue
 		}
@@ -98,4 +114,45 @@ func Keys(m Metrics, depth int) []string {
 	walk(m, "", depth)
 	OrderPaths(out)
 	return out
+}
+
+// StructKeys returns the metric paths a typed metrics struct can emit, from
+// its type alone: every json name (embedded structs inlined, whether set or
+// not) and, down to depth levels, the names inside nested structs, sorted.
+// Maps are leaves here: their keys are data. maps lists the paths that are
+// maps, whose documented children a docs test cannot check from the type.
+func StructKeys(v any, depth int) (paths, maps []string) {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var walk func(t reflect.Type, prefix string, d int)
+	walk = func(t reflect.Type, prefix string, d int) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if f.Anonymous && f.Tag.Get("json") == "" && ft.Kind() == reflect.Struct {
+				walk(ft, prefix, d)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" || !f.IsExported() {
+				continue
+			}
+			p := prefix + name
+			paths = append(paths, p)
+			switch {
+			case ft.Kind() == reflect.Struct && d > 1:
+				walk(ft, p+".", d-1)
+			case ft.Kind() == reflect.Map:
+				maps = append(maps, p)
+			}
+		}
+	}
+	walk(t, "", depth)
+	OrderPaths(paths)
+	return paths, maps
 }

@@ -64,3 +64,22 @@ func sortedKeys(k []string) []string {
 	}
 	return out
 }
+
+type typedEmbed struct {
+	Only float64 `json:"only"`
+}
+
+type typedWithEmbed struct {
+	A float64 `json:"a"`
+	*typedEmbed
+}
+
+// An embedded struct without a tag is inlined; a nil one adds nothing.
+func TestFromStructInlines(t *testing.T) {
+	if diff := cmp.Diff(Metrics{"a": 1.0, "only": 2.0}, FromStruct(typedWithEmbed{A: 1, typedEmbed: &typedEmbed{Only: 2}})); diff != "" {
+		t.Errorf("inlined (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(Metrics{"a": 1.0}, FromStruct(typedWithEmbed{A: 1})); diff != "" {
+		t.Errorf("nil embedded (-want +got):\n%s", diff)
+	}
+}

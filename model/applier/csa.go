@@ -282,9 +282,8 @@ func (c *csa) resetStats() {
 	c.busyNs = 0
 }
 
-func (c *csa) metrics(out map[string]any, elapsed time.Duration) {
+func (c *csa) metrics(out *Metrics, elapsed time.Duration) {
 	c.setBusy(c.busy)
-	out["scheduler_busy_pct"] = 100 * float64(c.busyNs) / float64(elapsed)
-	out["memory_limit_bytes"] = c.memoryLimit()
-	out["window"] = int64(c.r.cfg.CSA.Window)
+	out.CSAMetrics = &CSAMetrics{SchedulerBusyPct: 100 * float64(c.busyNs) / float64(elapsed), Window: int64(c.r.cfg.CSA.Window)}
+	out.MemoryLimitBytes = c.memoryLimit()
 }

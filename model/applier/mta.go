@@ -271,16 +271,18 @@ func (m *mta) resetStats() {
 	m.checkpoints = 0
 }
 
-func (m *mta) metrics(out map[string]any, elapsed time.Duration) {
+func (m *mta) metrics(out *Metrics, elapsed time.Duration) {
 	m.set(m.state)
 	el := float64(elapsed)
-	out["coordinator_busy_pct"] = 100 * float64(m.acc[csBusy]) / el
-	out["hol_blocked_s"] = time.Duration(m.acc[csWaitDep]).Seconds()
-	out["hol_blocked_pct"] = 100 * float64(m.acc[csWaitDep]) / el
-	out["wait_worker_s"] = time.Duration(m.acc[csWaitWorker]).Seconds()
-	out["wait_memory_s"] = time.Duration(m.acc[csWaitMem]).Seconds()
-	out["wait_relay_s"] = time.Duration(m.acc[csWaitRelay]).Seconds()
-	out["gaq_wait_s"] = time.Duration(m.acc[csWaitGAQ]).Seconds()
-	out["checkpoints"] = m.checkpoints
-	out["memory_limit_bytes"] = m.memoryLimit()
+	out.MTAMetrics = &MTAMetrics{
+		CoordinatorBusyPct: 100 * float64(m.acc[csBusy]) / el,
+		HOLBlockedS:        time.Duration(m.acc[csWaitDep]).Seconds(),
+		HOLBlockedPct:      100 * float64(m.acc[csWaitDep]) / el,
+		WaitWorkerS:        time.Duration(m.acc[csWaitWorker]).Seconds(),
+		WaitMemoryS:        time.Duration(m.acc[csWaitMem]).Seconds(),
+		WaitRelayS:         time.Duration(m.acc[csWaitRelay]).Seconds(),
+		GAQWaitS:           time.Duration(m.acc[csWaitGAQ]).Seconds(),
+		Checkpoints:        m.checkpoints,
+	}
+	out.MemoryLimitBytes = m.memoryLimit()
 }

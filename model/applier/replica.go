@@ -19,7 +19,7 @@ type scheduler interface {
 	commitWorker() *worker          // a free worker to run an ordered commit (CSA), or nil
 	workers() []*worker
 	resetStats()
-	metrics(m map[string]any, elapsed time.Duration)
+	metrics(m *Metrics, elapsed time.Duration)
 	memoryLimit() int64
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"simrun/internal/result"
 	"simrun/model/applier/stream"
 	"simrun/model/disk"
 	"simrun/sim"
@@ -59,14 +60,14 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 		r.sch = newCSA(r)
 	}
 
-	out := map[string]any{
-		"version":         cfg.Version,
-		"profile":         cfg.Profile,
-		"mode":            cfg.Mode,
-		"workers":         int64(cfg.Workers),
-		"updates_per_trx": int64(cfg.Source.UpdatesPerTrx),
-		"trx_bytes":       r.trxBytes,
-		"trx_events":      int64(r.nEvents),
+	out := &Metrics{
+		Version:       cfg.Version,
+		Profile:       cfg.Profile,
+		Mode:          cfg.Mode,
+		Workers:       int64(cfg.Workers),
+		UpdatesPerTrx: int64(cfg.Source.UpdatesPerTrx),
+		TrxBytes:      r.trxBytes,
+		TrxEvents:     int64(r.nEvents),
 	}
 	var elapsed time.Duration
 	switch cfg.Mode {
@@ -77,25 +78,23 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 			return nil, nil, err
 		}
 		r.load(trx)
-		out["source_group_size_mean"] = group
-		out["source_last_committed_gap_mean"] = meanGap(trx)
+		out.SourceGroupSizeMean = group
+		bm := &BacklogMetrics{SourceLastCommittedGapMean: meanGap(trx), BacklogTrx: int64(n)}
+		out.BacklogMetrics = bm
 		r.resetStats()
 		r.sch.arrived()
 		limit := env.Now() + sim.Time(cfg.BacklogTimeMax)
 		env.RunWhile(func() bool { return r.lwmCommitted < int64(n) && env.NextAt() <= limit })
-		drained := r.lwmCommitted >= int64(n)
-		if !drained {
+		bm.Drained = r.lwmCommitted >= int64(n)
+		if !bm.Drained {
 			env.RunUntil(limit)
 		}
 		elapsed = time.Duration(env.Now() - r.since)
-		out["backlog_trx"] = int64(n)
-		out["drained"] = drained
 		tps := float64(r.commits) / elapsed.Seconds()
-		if drained {
-			out["catchup_s"] = elapsed.Seconds()
-		} else {
+		bm.CatchupS = elapsed.Seconds()
+		if !bm.Drained {
 			// Not caught up: project the rest at the rate so far.
-			out["catchup_s"] = elapsed.Seconds() + float64(int64(n)-r.lwmCommitted)/max(tps, 1e-9)
+			bm.CatchupS += float64(int64(n)-r.lwmCommitted) / max(tps, 1e-9)
 		}
 	case "online":
 		src, err := stream.New(env, cfg.Source, r.sink)
@@ -109,17 +108,19 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 		env.AfterArg(time.Duration(cfg.LagInterval), r.sampleLagFn, nil)
 		env.RunUntil(sim.At(warmup + duration))
 		elapsed = duration
-		out["source_tps"] = float64(src.Committed()-srcStart) / duration.Seconds()
-		out["source_group_size_mean"] = src.MeanGroupSize()
-		out["max_lag_s"] = r.maxLag.Seconds()
-		out["lag_s"] = append([]float64(nil), r.lagSamples...)
-		out["final_lag_s"] = r.lag().Seconds()
-		out["lag_interval_s"] = time.Duration(cfg.LagInterval).Seconds()
-		out["relay_backlog_trx"] = r.ring.len()
-		out["tps_series"] = rateSeries(r)
+		out.SourceGroupSizeMean = src.MeanGroupSize()
+		out.OnlineMetrics = &OnlineMetrics{
+			SourceTPS:       float64(src.Committed()-srcStart) / duration.Seconds(),
+			MaxLagS:         r.maxLag.Seconds(),
+			LagS:            append([]float64{}, r.lagSamples...),
+			FinalLagS:       r.lag().Seconds(),
+			LagIntervalS:    time.Duration(cfg.LagInterval).Seconds(),
+			RelayBacklogTrx: r.ring.len(),
+			TPSSeries:       rateSeries(r),
+		}
 	}
 	r.metrics(out, elapsed)
-	return out, r, nil
+	return result.FromStruct(out), r, nil
 }
 
 // meanGap is the mean of sequence_number - last_committed.
@@ -145,14 +146,14 @@ func rateSeries(r *replica) []float64 {
 }
 
 // metrics fills the common part of the applier block.
-func (r *replica) metrics(out map[string]any, elapsed time.Duration) {
+func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	sec := elapsed.Seconds()
-	out["elapsed_s"] = sec
-	out["trx_committed"] = r.commits
-	out["tps"] = float64(r.commits) / sec
+	out.ElapsedS = sec
+	out.TrxCommitted = r.commits
+	out.TPS = float64(r.commits) / sec
 	cpu := r.cpu.Stats()
-	out["cpu_util_pct"] = 100 * cpu.Utilization
-	out["cpu_cores"] = int64(r.cpu.Servers())
+	out.CPUUtilPct = 100 * cpu.Utilization
+	out.CPUCores = int64(r.cpu.Servers())
 
 	now := r.env.Now()
 	var acc [wsN]int64
@@ -163,48 +164,47 @@ func (r *replica) metrics(out map[string]any, elapsed time.Duration) {
 		}
 	}
 	total := float64(elapsed) * float64(len(r.sch.workers()))
-	states := map[string]any{}
+	out.WorkerStatePct = make(map[string]float64, wsN)
 	for i, v := range acc {
-		states[workerStateNames[i]] = 100 * float64(v) / total
+		out.WorkerStatePct[workerStateNames[i]] = 100 * float64(v) / total
 	}
-	out["worker_state_pct"] = states
-	out["worker_busy_pct"] = 100 * (1 - float64(acc[wsIdle])/total)
-	out["worker_apply_pct"] = 100 * float64(acc[wsApply]) / total
-	out["parked_s"] = time.Duration(acc[wsParked]).Seconds()
-	out["worker_commit_wait_s"] = time.Duration(acc[wsCommit]).Seconds()
-	out["lock_wait_s"] = time.Duration(acc[wsLockWait]).Seconds()
-	out["latency_ms"] = map[string]any{
-		"avg": r.lat.Mean() / 1e6,
-		"p50": float64(r.lat.Quantile(0.50)) / 1e6,
-		"p95": float64(r.lat.Quantile(0.95)) / 1e6,
-		"p99": float64(r.lat.Quantile(0.99)) / 1e6,
-		"max": float64(r.lat.Max()) / 1e6,
+	out.WorkerBusyPct = 100 * (1 - float64(acc[wsIdle])/total)
+	out.WorkerApplyPct = 100 * float64(acc[wsApply]) / total
+	out.ParkedS = time.Duration(acc[wsParked]).Seconds()
+	out.WorkerCommitWaitS = time.Duration(acc[wsCommit]).Seconds()
+	out.LockWaitS = time.Duration(acc[wsLockWait]).Seconds()
+	out.Latency = Latency{
+		Avg: r.lat.Mean() / 1e6,
+		P50: float64(r.lat.Quantile(0.50)) / 1e6,
+		P95: float64(r.lat.Quantile(0.95)) / 1e6,
+		P99: float64(r.lat.Quantile(0.99)) / 1e6,
+		Max: float64(r.lat.Max()) / 1e6,
 	}
-	out["row_lock_waits"] = r.lockWaits
-	out["memory_max_bytes"] = r.maxMemory
+	out.RowLockWaits = r.lockWaits
+	out.MemoryMaxBytes = r.maxMemory
 	if r.regWaitN > 0 {
-		out["commit_turn_wait_ms_avg"] = float64(r.regWaitSum) / float64(r.regWaitN) / 1e6
+		out.CommitTurnWaitMsAvg = ptr(float64(r.regWaitSum) / float64(r.regWaitN) / 1e6)
 	}
 	if r.depWaitN > 0 {
-		out["dependency_wait_ms_avg"] = float64(r.depWaitSum) / float64(r.depWaitN) / 1e6
+		out.DependencyWaitMsAvg = ptr(float64(r.depWaitSum) / float64(r.depWaitN) / 1e6)
 	}
 	if o := r.ordered; o != nil && o.Groups > 0 {
-		out["commit_group_size_mean"] = float64(o.GroupTrx) / float64(o.Groups)
+		out.CommitGroupSizeMean = ptr(float64(o.GroupTrx) / float64(o.Groups))
 	}
 	if r.redo != nil {
-		out["redo_flushes_per_s"] = float64(r.redo.Flushes) / sec
+		out.RedoFlushesPerS = ptr(float64(r.redo.Flushes) / sec)
 		if r.redo.Flushes > 0 {
-			out["redo_waiters_per_flush"] = float64(r.redo.Waiters) / float64(r.redo.Flushes)
+			out.RedoWaitersPerFlush = ptr(float64(r.redo.Waiters) / float64(r.redo.Flushes))
 		}
 	}
 	if o := r.ordered; r.prof.binlog {
-		out["binlog_syncs_per_s"] = float64(o.Syncs) / sec
+		out.BinlogSyncsPerS = ptr(float64(o.Syncs) / sec)
 		if o.Syncs > 0 {
-			out["binlog_sync_group_mean"] = float64(o.SyncTrx) / float64(o.Syncs)
+			out.BinlogSyncGroupMean = ptr(float64(o.SyncTrx) / float64(o.Syncs))
 		}
 	}
 	v := r.violations
-	out["invariant_violations"] = v.doubleCommit + v.depStart + v.commitOrder + v.memory
+	out.InvariantViolations = v.doubleCommit + v.depStart + v.commitOrder + v.memory
 	r.sch.metrics(out, elapsed)
-	out["storage"] = r.arr.Metrics()
+	out.Storage = r.arr.Metrics()
 }
