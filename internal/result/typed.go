@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+
+	"simrun/sim/stats"
 )
 
 // FromStruct builds the metrics tree of a typed metrics struct: each field
@@ -155,4 +157,24 @@ func StructKeys(v any, depth int) (paths, maps []string) {
 	walk(t, "", depth)
 	OrderPaths(paths)
 	return paths, maps
+}
+
+// Latency is a latency block, {avg, p50, p95, p99, max} in milliseconds.
+type Latency struct {
+	Avg float64 `json:"avg"`
+	P50 float64 `json:"p50"`
+	P95 float64 `json:"p95"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// LatencyMs is the latency block of a histogram of nanoseconds.
+func LatencyMs(h *stats.Histogram) Latency {
+	return Latency{
+		Avg: h.Mean() / 1e6,
+		P50: float64(h.Quantile(0.50)) / 1e6,
+		P95: float64(h.Quantile(0.95)) / 1e6,
+		P99: float64(h.Quantile(0.99)) / 1e6,
+		Max: float64(h.Max()) / 1e6,
+	}
 }

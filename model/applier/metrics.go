@@ -1,5 +1,7 @@
 package applier
 
+import "simrun/internal/result"
+
 // Metrics is the applier block of the replication workload
 // (simrun.result/v1; the json tags are the contract, docs/model-applier.md
 // §9 documents every field). The embedded pointers hold the fields that
@@ -28,7 +30,7 @@ type Metrics struct {
 	ParkedS           float64            `json:"parked_s"`
 	WorkerCommitWaitS float64            `json:"worker_commit_wait_s"`
 	LockWaitS         float64            `json:"lock_wait_s"`
-	Latency           Latency            `json:"latency_ms"`
+	Latency           result.Latency     `json:"latency_ms"`
 	RowLockWaits      int64              `json:"row_lock_waits"`
 	MemoryMaxBytes    int64              `json:"memory_max_bytes"`
 	MemoryLimitBytes  int64              `json:"memory_limit_bytes"`
@@ -82,15 +84,6 @@ type MTAMetrics struct {
 type CSAMetrics struct {
 	SchedulerBusyPct float64 `json:"scheduler_busy_pct"`
 	Window           int64   `json:"window"`
-}
-
-// Latency is a latency block in milliseconds.
-type Latency struct {
-	Avg float64 `json:"avg"`
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
 }
 
 func ptr(f float64) *float64 { return &f }

@@ -173,13 +173,7 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	out.ParkedS = time.Duration(acc[wsParked]).Seconds()
 	out.WorkerCommitWaitS = time.Duration(acc[wsCommit]).Seconds()
 	out.LockWaitS = time.Duration(acc[wsLockWait]).Seconds()
-	out.Latency = Latency{
-		Avg: r.lat.Mean() / 1e6,
-		P50: float64(r.lat.Quantile(0.50)) / 1e6,
-		P95: float64(r.lat.Quantile(0.95)) / 1e6,
-		P99: float64(r.lat.Quantile(0.99)) / 1e6,
-		Max: float64(r.lat.Max()) / 1e6,
-	}
+	out.Latency = result.LatencyMs(&r.lat)
 	out.RowLockWaits = r.lockWaits
 	out.MemoryMaxBytes = r.maxMemory
 	if r.regWaitN > 0 {

@@ -233,7 +233,7 @@ type Metrics struct {
 	TPS           float64            `json:"tps"`
 	QPS           float64            `json:"qps"`
 	Transactions  int64              `json:"transactions"`
-	Latency       Latency            `json:"latency_ms"`
+	Latency       result.Latency     `json:"latency_ms"`
 	RedoBytes     int64              `json:"redo_bytes"`
 	RedoLSNBytes  int64              `json:"redo_lsn_bytes"`
 	BinlogBytes   int64              `json:"binlog_bytes"`
@@ -251,15 +251,6 @@ type Metrics struct {
 	BufferPool    BufferPool         `json:"buffer_pool"`
 	Series        TPSSeries          `json:"series"`
 	Disk          map[string]any     `json:"disk"` // disk.Volume.Metrics
-}
-
-// Latency is a latency block in milliseconds.
-type Latency struct {
-	Avg float64 `json:"avg"`
-	P50 float64 `json:"p50"`
-	P95 float64 `json:"p95"`
-	P99 float64 `json:"p99"`
-	Max float64 `json:"max"`
 }
 
 // CommitFsyncs counts the fsyncs on the commit path.
@@ -381,13 +372,7 @@ func (s *Sysbench) Report() Metrics {
 		TPS:          tps,
 		QPS:          tps * float64(s.wl.StmtsPerTx()+2),
 		Transactions: n,
-		Latency: Latency{
-			Avg: s.lat.Mean() / 1e6,
-			P50: float64(s.lat.Quantile(0.50)) / 1e6,
-			P95: float64(s.lat.Quantile(0.95)) / 1e6,
-			P99: float64(s.lat.Quantile(0.99)) / 1e6,
-			Max: float64(s.lat.Max()) / 1e6,
-		},
+		Latency:      result.LatencyMs(&s.lat),
 		RedoBytes:    src["redo"],
 		RedoLSNBytes: int64(es.LSNBytes),
 		BinlogBytes:  ps.BinlogBytes,
