@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"simrun/model/applier/stream"
+	"simrun/model/commit"
 	"simrun/sim"
 )
 
@@ -25,12 +26,13 @@ type Config struct {
 	LagInterval    sim.Duration `toml:"lag_interval" unit:"duration" doc:"interval of the lag and TPS series (online), like Seconds_Behind_Source sampled once a second"`
 	NetworkLatency sim.Duration `toml:"network_latency" unit:"duration" doc:"source-to-replica delay of a binlog group (one-way network + dump thread); assumption: same data centre"`
 
-	Source  stream.Config `toml:"source" doc:"the source server and its sysbench clients"`
-	Events  Events        `toml:"events" doc:"row-based binlog event sizes"`
-	MTA     MTAConfig     `toml:"mta" doc:"multi-threaded applier settings"`
-	CSA     CSAConfig     `toml:"csa" doc:"Change Stream Applier settings"`
-	CPU     CPUCosts      `toml:"cpu" doc:"CPU cost of each step on the replica's cores"`
-	Storage Storage       `toml:"storage" doc:"the replica's RAID 0 set and its log traffic"`
+	Source  stream.Config      `toml:"source" doc:"the source server and its sysbench clients"`
+	Events  Events             `toml:"events" doc:"row-based binlog event sizes"`
+	MTA     MTAConfig          `toml:"mta" doc:"multi-threaded applier settings"`
+	CSA     CSAConfig          `toml:"csa" doc:"Change Stream Applier settings"`
+	CPU     CPUCosts           `toml:"cpu" doc:"CPU cost of each step on the replica's cores"`
+	Storage Storage            `toml:"storage" doc:"the replica's RAID 0 set and its log traffic"`
+	Commit  commit.MySQLConfig `toml:"commit" doc:"the replica's binlog group commit waits (MySQL flavour of model/commit)"`
 }
 
 // Events gives the size of each row-based event of a sysbench UPDATE
@@ -231,6 +233,11 @@ func (c Config) Validate() error {
 	}
 	if c.Storage.RedoPerTrx+c.Storage.RedoPerUpdate == 0 {
 		bad("storage.redo_per_trx: redo_per_trx + redo_per_update must be > 0")
+	}
+	if err := c.Commit.Validate(); err != nil {
+		for _, e := range err.(interface{ Unwrap() []error }).Unwrap() {
+			bad("commit.%v", e)
+		}
 	}
 	if c.Storage.SyncRelayLog < 0 || c.Storage.SyncRelayLog > 1<<30 {
 		bad("storage.sync_relay_log: must be in [0, 2^30], got %d", c.Storage.SyncRelayLog)

@@ -190,7 +190,7 @@ func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
 		if r.prof.binlog {
 			binlog, src = arr.OpenFile("binlog.000001", false), arr.RegisterSource("binlog")
 		}
-		r.ordered = commit.NewOrderedCommit(r.cpu, r.redo, binlog, src, r.commitCost, r.finishCommit)
+		r.ordered = commit.NewOrderedCommit(env, cfg.Commit, r.cpu, r.redo, binlog, src, r.commitCost, r.finishCommit)
 	}
 	r.redoDurable = func(a any) { r.finishCommit(a.(*worker).seq) }
 	r.commitDone = r.onCommitCPU

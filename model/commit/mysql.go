@@ -1,6 +1,8 @@
 package commit
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"simrun/model/disk"
@@ -112,6 +114,24 @@ func (l *Redo) onSynced(any) {
 // ResetStats starts the measured window.
 func (l *Redo) ResetStats() { l.Flushes, l.Waiters = 0, 0 }
 
+// MySQLConfig is the binlog group commit's waits of the MySQL flavour.
+type MySQLConfig struct {
+	SyncDelay    sim.Duration `toml:"binlog_group_commit_sync_delay" unit:"duration" doc:"binlog_group_commit_sync_delay: the sync stage's leader waits this long before the binlog fsync so that more groups join it (MySQL default 0 = no wait)"`
+	NoDelayCount int          `toml:"binlog_group_commit_sync_no_delay_count" unit:"transactions" doc:"binlog_group_commit_sync_no_delay_count: the leader stops waiting once this many transactions wait for the sync (0 = wait the whole delay; MySQL default 0)"`
+}
+
+// Validate checks the settings; each message names its key.
+func (c MySQLConfig) Validate() error {
+	var errs []error
+	if c.SyncDelay < 0 || c.SyncDelay > sim.Duration(time.Second) {
+		errs = append(errs, fmt.Errorf("binlog_group_commit_sync_delay: must be in [0, 1s] (MySQL: 0..1000000 us), got %v", c.SyncDelay))
+	}
+	if c.NoDelayCount < 0 || c.NoDelayCount > 100_000 {
+		errs = append(errs, fmt.Errorf("binlog_group_commit_sync_no_delay_count: must be in [0, 100000], got %d", c.NoDelayCount))
+	}
+	return errors.Join(errs...)
+}
+
 // OrderedCommit commits transactions in their registration order, as
 // MySQL does for a replica with replica_preserve_commit_order=ON.
 //
@@ -132,6 +152,8 @@ func (l *Redo) ResetStats() { l.Flushes, l.Waiters = 0, 0 }
 // leader flushes the redo log once for the group (if the log is on), then
 // commits each transaction in order.
 type OrderedCommit struct {
+	env       *sim.Env
+	cfg       MySQLConfig
 	cpu       *sim.CPU
 	redo      *Redo      // nil: redo disabled
 	file      *disk.File // nil: no binlog
@@ -145,12 +167,15 @@ type OrderedCommit struct {
 	regBytes, flushBytes, curBytes   int64 // binlog bytes registered / flushed / of the flushing group
 	unwritten                        int64
 	burst                            [1]time.Duration // the commit leader's CPU job
+	delaying                         bool             // the sync leader waits binlog_group_commit_sync_delay
+	delayTimer                       sim.Timer
 
 	// Groups and GroupTrx count flush-stage groups and their transactions,
 	// Syncs and SyncTrx the binlog syncs, since ResetStats.
 	Groups, GroupTrx, Syncs, SyncTrx int64
 
 	redoFlushedCB, synced, commitDone        func(any)
+	delayDone                                func()
 	startFlushFn, startSyncFn, startCommitFn func()
 }
 
@@ -159,8 +184,9 @@ type OrderedCommit struct {
 // its source tag; commitCPU the engine commit of one transaction;
 // committed(seq) runs for each transaction, in order, when its commit is
 // done.
-func NewOrderedCommit(cpu *sim.CPU, redo *Redo, binlog *disk.File, src disk.Source, commitCPU time.Duration, committed func(seq int64)) *OrderedCommit {
-	o := &OrderedCommit{cpu: cpu, redo: redo, file: binlog, src: src, commitCPU: commitCPU, committed: committed}
+func NewOrderedCommit(env *sim.Env, cfg MySQLConfig, cpu *sim.CPU, redo *Redo, binlog *disk.File, src disk.Source, commitCPU time.Duration, committed func(seq int64)) *OrderedCommit {
+	o := &OrderedCommit{env: env, cfg: cfg, cpu: cpu, redo: redo, file: binlog, src: src, commitCPU: commitCPU, committed: committed}
+	o.delayDone = o.onDelay
 	o.redoFlushedCB = o.onRedoFlushed
 	o.synced = o.onSynced
 	o.commitDone = o.onCommitted
@@ -200,6 +226,10 @@ func (o *OrderedCommit) onRedoFlushed(any) {
 	o.unwritten += o.curBytes - o.flushBytes
 	o.flushBytes = o.curBytes
 	o.flushHi = o.curFlush
+	if o.delaying && o.delayCountReached() {
+		o.env.Cancel(o.delayTimer)
+		o.onDelay()
+	}
 	handOff(&o.flushBusy, o.syncBusy, o.startSyncFn, o.regHi > o.flushHi, o.startFlushFn)
 }
 
@@ -217,8 +247,30 @@ func handOff(busy *bool, nextBusy bool, startNext func(), more bool, again func(
 	}
 }
 
+// startSync is the sync stage's leader: with binlog_group_commit_sync_delay
+// it first waits for more groups to join (the sync stage's wait in
+// MYSQL_BIN_LOG::ordered_commit), stopping early once
+// binlog_group_commit_sync_no_delay_count transactions wait.
 func (o *OrderedCommit) startSync() {
 	o.syncBusy = true
+	if o.cfg.SyncDelay > 0 && !o.delayCountReached() {
+		o.delaying = true
+		o.delayTimer = o.env.After(o.cfg.SyncDelay.D(), o.delayDone)
+		return
+	}
+	o.sync()
+}
+
+func (o *OrderedCommit) delayCountReached() bool {
+	return o.cfg.NoDelayCount > 0 && o.flushHi-o.syncHi >= int64(o.cfg.NoDelayCount)
+}
+
+func (o *OrderedCommit) onDelay() {
+	o.delaying = false
+	o.sync()
+}
+
+func (o *OrderedCommit) sync() {
 	o.curSync = o.flushHi
 	o.Syncs++
 	o.SyncTrx += o.curSync - o.syncHi

@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -89,7 +90,7 @@ func TestOrderedCommitInOrder(t *testing.T) {
 				binlog, src = v.OpenFile("binlog.000001", false), v.RegisterSource("binlog")
 			}
 			var got []int64
-			o := NewOrderedCommit(sim.NewCPU(env, 4), redo, binlog, src, 10*time.Microsecond, func(seq int64) { got = append(got, seq) })
+			o := NewOrderedCommit(env, MySQLConfig{}, sim.NewCPU(env, 4), redo, binlog, src, 10*time.Microsecond, func(seq int64) { got = append(got, seq) })
 			const n = 200
 			for seq := int64(1); seq <= n; seq++ {
 				at := time.Duration(seq) * 7 * time.Microsecond
@@ -129,7 +130,7 @@ func TestOrderedCommitInOrder(t *testing.T) {
 func TestOrderedCommitSerialCPU(t *testing.T) {
 	env := sim.New(1)
 	var last sim.Time
-	o := NewOrderedCommit(sim.NewCPU(env, 2), nil, nil, 0, 10*time.Microsecond, func(int64) { last = env.Now() })
+	o := NewOrderedCommit(env, MySQLConfig{}, sim.NewCPU(env, 2), nil, nil, 0, 10*time.Microsecond, func(int64) { last = env.Now() })
 	for seq := int64(1); seq <= 5; seq++ {
 		o.Register(seq, 0)
 	}
@@ -141,5 +142,55 @@ func TestOrderedCommitSerialCPU(t *testing.T) {
 	}
 	if o.Groups != 2 || o.GroupTrx != 5 {
 		t.Errorf("%d groups of %d transactions, want 2 of 5", o.Groups, o.GroupTrx)
+	}
+}
+
+// binlog_group_commit_sync_delay holds the sync stage's leader so that the
+// groups flushed meanwhile share one fsync; sync_no_delay_count ends the
+// wait once that many transactions wait.
+func TestOrderedCommitSyncDelay(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cfg        MySQLConfig
+		firstSync  int64    // transactions the first binlog sync covers
+		firstAfter sim.Time // the first commit is not before this
+	}{
+		{"no delay", MySQLConfig{}, 1, 0},
+		{"1 ms delay", MySQLConfig{SyncDelay: sim.Duration(time.Millisecond)}, 5, sim.At(time.Millisecond)},
+		{"delay cut at 3", MySQLConfig{SyncDelay: sim.Duration(time.Millisecond), NoDelayCount: 3}, 3, sim.At(200 * time.Microsecond)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(1)
+			v := constVolume(t, env)
+			var first sim.Time = -1
+			o := NewOrderedCommit(env, tc.cfg, sim.NewCPU(env, 2), nil, v.OpenFile("binlog.000001", false), v.RegisterSource("binlog"), time.Microsecond,
+				func(int64) {
+					if first < 0 {
+						first = env.Now()
+					}
+				})
+			for seq := int64(1); seq <= 5; seq++ {
+				env.AfterArg(time.Duration(seq-1)*100*time.Microsecond, func(any) { o.Register(seq, 100) }, nil)
+			}
+			var firstSync int64 = -1
+			env.RunWhile(func() bool {
+				if firstSync < 0 && o.Syncs > 0 {
+					firstSync = o.SyncTrx
+				}
+				return true
+			})
+			if firstSync != tc.firstSync {
+				t.Errorf("first binlog sync covered %d transactions, want %d", firstSync, tc.firstSync)
+			}
+			if first < tc.firstAfter {
+				t.Errorf("first commit at %v, before %v", first, tc.firstAfter)
+			}
+			if o.SyncTrx != 5 {
+				t.Errorf("%d transactions synced, want 5", o.SyncTrx)
+			}
+		})
+	}
+	if err := (MySQLConfig{SyncDelay: -1, NoDelayCount: -1}).Validate(); err == nil || !strings.Contains(err.Error(), "binlog_group_commit_sync_delay:") || !strings.Contains(err.Error(), "binlog_group_commit_sync_no_delay_count:") {
+		t.Errorf("bad settings: %v", err)
 	}
 }
