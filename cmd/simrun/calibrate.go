@@ -16,7 +16,7 @@ func (e env) calibrateCmd(args []string) error {
 	fs := e.newFlags("calibrate")
 	out := fs.String("o", "", "write the volume preset to FILE (atomically); default stdout")
 	name := fs.String("name", "", "preset name (default: the output file's base name, or \"calibrated\")")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -63,7 +63,7 @@ func (e env) plotCmd(args []string) error {
 	duration := fs.String("duration", "", "override the duration (scenario input)")
 	var cases listFlag
 	fs.Var(&cases, "case", "only this case (repeatable)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (e env) exportCmd(args []string) error {
 	duration := fs.String("duration", "", "override the duration (scenario input)")
 	var cases listFlag
 	fs.Var(&cases, "case", "only this case (repeatable, scenario input)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -91,12 +91,17 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.exportCmd(rest)
 	case "trace":
 		err = e.traceCmd(rest)
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "simrun %s (commit %s)\n", buildInfo.version, buildInfo.commit)
+		return exitOK
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			if h, ok := commandHelp[rest[0]]; ok {
 				fmt.Fprint(stdout, h)
 				return exitOK
 			}
+			fmt.Fprintf(stderr, "simrun: help: no command %q\n\n%s", rest[0], usage)
+			return exitUsage
 		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -144,26 +149,32 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 // newFlags returns a flag set that reports errors instead of exiting.
+// --help prints the command's help on stdout (it was asked for); a bad flag
+// prints it on stderr.
 func (e env) newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simrun "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		if h, ok := commandHelp[name]; ok {
-			fmt.Fprint(e.stderr, h)
-		}
-	}
+	fs.Usage = func() {}
 	return fs
+}
+
+func (e env) commandUsage(fs *flag.FlagSet, w io.Writer) {
+	if h, ok := commandHelp[strings.TrimPrefix(fs.Name(), "simrun ")]; ok {
+		fmt.Fprint(w, h)
+	}
 }
 
 // parse parses flags that may come before, between or after positional
 // arguments ("run FILE --case x" and "run --case x FILE" both work).
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+func (e env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				e.commandUsage(fs, e.stdout)
 				return nil, err
 			}
+			e.commandUsage(fs, e.stderr)
 			return nil, usageError{err.Error()}
 		}
 		args = fs.Args()
@@ -210,7 +221,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	fs := e.newFlags(name)
 	var f runFlags
 	f.register(fs, sweep)
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -223,14 +234,20 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if f.replications < 1 {
 		return usagef("--replications must be >= 1, got %d", f.replications)
 	}
+	if f.workers < 0 {
+		return usagef("--workers must be >= 0 (0 uses all cores), got %d", f.workers)
+	}
 	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers}
 	if f.shard != "" {
 		if opt.Shard, err = scenarios.ParseShard(f.shard); err != nil {
 			return usageError{err.Error()}
 		}
 	}
-	format, err := pickFormat(f.format, f.shard != "")
+	format, err := formatFor(f.format, f.out, f.shard != "")
 	if err != nil {
+		return err
+	}
+	if err := checkOutput(f.out); err != nil {
 		return err
 	}
 	if f.shard != "" && format != "json" {
@@ -263,6 +280,9 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if err := sc.Validate(); err != nil {
 		return err
 	}
+	if err := checkCases(sc, f.cases); err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -273,6 +293,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if doc == nil {
 		return runErr
 	}
+	stamp(doc)
 	if err := e.write(doc, format, f.out, sweep); err != nil {
 		return err
 	}
@@ -304,7 +325,7 @@ func openScenario(pos []string, seed, duration string) (*scenarios.Scenario, err
 	if len(pos) == 0 {
 		sc, err = scenarios.Default()
 	} else {
-		sc, err = scenarios.Load(pos[0])
+		sc, err = loadScenario(pos[0])
 	}
 	if err != nil {
 		return nil, err
@@ -357,16 +378,20 @@ func (e env) output(out string, render func(w io.Writer, colored bool) error) er
 
 func (e env) mergeCmd(args []string) error {
 	fs := e.newFlags("merge")
-	format := fs.String("format", "json", "output format: json, table or csv")
+	format := fs.String("format", "", "output format: json (default), table or csv")
 	out := fs.String("o", "", "write the merged result to FILE (atomically)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
 		return usagef("merge needs the partial results to join (see simrun help merge)")
 	}
-	if _, err := pickFormat(*format, false); err != nil {
+	fmtName, err := formatFor(*format, *out, false)
+	if err != nil {
+		return err
+	}
+	if err := checkOutput(*out); err != nil {
 		return err
 	}
 	var parts []*result.Document
@@ -380,13 +405,18 @@ func (e env) mergeCmd(args []string) error {
 		if err != nil {
 			return usagef("merge: %s: %v", p, err)
 		}
+		if len(parts) > 0 {
+			if f := mergeMismatch(parts[0], d); f != "" {
+				return usagef("merge: %s comes from a different run than %s: %s differs", p, pos[0], f)
+			}
+		}
 		parts = append(parts, d)
 	}
 	doc, err := result.Merge(parts)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if err := e.write(doc, *format, *out, len(doc.Sweep) > 0); err != nil {
+	if err := e.write(doc, fmtName, *out, len(doc.Sweep) > 0); err != nil {
 		return err
 	}
 	if doc.Partial {
@@ -404,7 +434,7 @@ func (e env) explainCmd(args []string) error {
 	duration := fs.String("duration", "", "override the duration")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("o", "", "write to FILE (atomically)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -447,7 +477,7 @@ func (e env) explainCmd(args []string) error {
 
 func (e env) validateCmd(args []string) error {
 	fs := e.newFlags("validate")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -479,7 +509,7 @@ func (e env) validateCmd(args []string) error {
 
 func (e env) listCmd(args []string) error {
 	fs := e.newFlags("list")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	st := newStyle(e.stdout == io.Writer(os.Stdout))

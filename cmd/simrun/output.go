@@ -199,7 +199,11 @@ func writeJSON(w io.Writer, v any) error {
 // writeAtomic writes a file through a temporary file in the same
 // directory, synced and renamed into place: readers see the old file or
 // the complete new one, never a torn write.
-func writeAtomic(path string, fill func(io.Writer) error) (err error) {
+func writeAtomic(path string, fill func(io.Writer) error) error {
+	return pathError(path, writeThroughTemp(path, fill))
+}
+
+func writeThroughTemp(path string, fill func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."

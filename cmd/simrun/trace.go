@@ -21,7 +21,7 @@ func (e env) traceCmd(args []string) error {
 	out := fs.String("o", "", "write the trace to FILE (atomically); default stdout")
 	seed := fs.String("seed", "", "override the seed")
 	duration := fs.String("duration", "", "override the duration")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"simrun/internal/result"
+)
+
+// TestCLIConventions checks the conventions a person meets first: help on
+// stdout, exit statuses, did-you-mean and refusals before any run.
+func TestCLIConventions(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args       []string
+		code       int
+		stdout     string // in stdout
+		stderr     string // in stderr
+		notInError string // never in stderr
+	}{
+		{args: []string{"run", "--help"}, code: 0, stdout: "Usage: simrun run"},
+		{args: []string{"plot", "-h"}, code: 0, stdout: "Usage: simrun plot"},
+		{args: []string{"help", "nosuch"}, code: 2, stderr: `no command "nosuch"`},
+		{args: []string{"help", "trace"}, code: 0, stdout: "Usage: simrun trace"},
+		{args: []string{"--version"}, code: 0, stdout: "simrun " + buildInfo.version + " (commit " + buildInfo.commit + ")"},
+		{args: []string{"run", "demo/mcc"}, code: 2, stderr: "did you mean demo/mmc? (simrun list shows the built-in ones)"},
+		{args: []string{"run", "nosuch"}, code: 2, stderr: "simrun list"},
+		{args: []string{"run", "demo/mmc", "--case", "mm44"}, code: 2, stderr: `no case "mm44"; did you mean mm4?`},
+		{args: []string{"run", "demo/mmc", "--workers", "-1"}, code: 2, stderr: "--workers must be >= 0"},
+		{args: []string{"run", "demo/mmc", "-o", filepath.Join(dir, "nowhere", "x.json")}, code: 2, stderr: "does not exist"},
+		{args: []string{"run", "demo/mmc", "-o", dir}, code: 2, stderr: "is a folder"},
+	}
+	for _, tt := range tests {
+		out, errOut, code := simrun(t, tt.args...)
+		if code != tt.code || !strings.Contains(out, tt.stdout) || !strings.Contains(errOut, tt.stderr) {
+			t.Errorf("simrun %s: exit %d\nstdout: %.300s\nstderr: %s\nwant exit %d, stdout %q, stderr %q",
+				strings.Join(tt.args, " "), code, out, errOut, tt.code, tt.stdout, tt.stderr)
+		}
+		if strings.Contains(errOut, ".tmp-") {
+			t.Errorf("simrun %s: temp-file name in %q", strings.Join(tt.args, " "), errOut)
+		}
+	}
+}
+
+// TestOutputFormatFromExtension: -o x.json writes JSON, -o x.csv CSV, unless
+// --format says otherwise; the result records the simrun build.
+func TestOutputFormatFromExtension(t *testing.T) {
+	dir := t.TempDir()
+	js, csv, tbl := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.csv"), filepath.Join(dir, "r.json.txt")
+	for _, args := range [][]string{
+		{"-o", js}, {"-o", csv}, {"-o", tbl, "--format", "table"},
+	} {
+		if _, errOut, code := simrun(t, append([]string{"run", "demo/mmc", "--case", "mm4", "--duration", "1s"}, args...)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+	}
+	b, _ := os.ReadFile(js)
+	doc, err := result.Decode(strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatalf("-o r.json is not JSON: %v", err)
+	}
+	if doc.SimrunVersion != buildInfo.version || doc.SimrunCommit != buildInfo.commit || doc.SimrunCommit == "" {
+		t.Errorf("result records simrun %q commit %q, want %q %q", doc.SimrunVersion, doc.SimrunCommit, buildInfo.version, buildInfo.commit)
+	}
+	if b, _ := os.ReadFile(csv); !strings.HasPrefix(string(b), "case,") {
+		t.Errorf("-o r.csv is not CSV:\n%.200s", b)
+	}
+	if b, _ := os.ReadFile(tbl); !strings.Contains(string(b), "demo-mmc") || strings.HasPrefix(string(b), "{") {
+		t.Errorf("--format table -o r.json.txt:\n%.200s", b)
+	}
+}
+
+func TestWriteErrorNamesTarget(t *testing.T) {
+	err := writeAtomic(filepath.Join(t.TempDir(), "no", "x.json"), func(io.Writer) error { return nil })
+	if err == nil || strings.Contains(err.Error(), ".tmp-") || !strings.Contains(err.Error(), "x.json") {
+		t.Errorf("error %v: want the target's name and no temp file", err)
+	}
+}
+
+// TestMergeNamesDifferingField: parts of two different runs are refused
+// with the field that differs.
+func TestMergeNamesDifferingField(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"sweep", "demo/mmc", "--case", "mm4", "--duration", "1s", "--set", "workload.demo.servers=4,5"}
+	p0, p1 := filepath.Join(dir, "p0.json"), filepath.Join(dir, "p1.json")
+	if _, e, code := simrun(t, append(base, "--shard", "0/2", "-o", p0)...); code != 0 {
+		t.Fatal(e)
+	}
+	if _, e, code := simrun(t, append(base, "--shard", "1/2", "--seed", "9", "-o", p1)...); code != 0 {
+		t.Fatal(e)
+	}
+	_, errOut, code := simrun(t, "merge", p0, p1)
+	if code != 2 || !strings.Contains(errOut, "seed (42 vs 9) differs") {
+		t.Errorf("merge exit %d: %s", code, errOut)
+	}
+}
