@@ -133,6 +133,7 @@ func runDemo(rc RunContext) (result.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.SetTrace(rc.Trace)
 	m.Start()
 	if err := rc.RunUntil(env, sim.At(rc.Warmup)); err != nil {
 		return nil, err

@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"simrun/internal/trace"
+	"simrun/scenarios"
 )
 
 // TestTraceCommand: simrun trace writes Trace Event JSON whose events all
@@ -45,6 +49,9 @@ func TestTraceCommand(t *testing.T) {
 	}
 	if spans < 10 {
 		t.Fatalf("only %d spans in a 20 ms window of a QD1 write+fsync job", spans)
+	}
+	if err := trace.Validate(b); err != nil {
+		t.Errorf("fio trace breaks Perfetto's rules: %v", err)
 	}
 	// A window past the end of the run is refused, naming the limit.
 	_, stderr, code = simrun(t, "trace", "disk/fio-network-caps", "--case", "4k-qd1",
@@ -98,5 +105,48 @@ func TestCalibrateCommand(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("preset lacks %q", want)
 		}
+	}
+}
+
+// TestTraceEveryWorkload: a sysbench, a demo and a fio trace pass the
+// Trace Event rules Perfetto applies and hold slices (and, for sysbench,
+// flow arrows); a workload that records nothing is refused with exit 2
+// rather than answered with an empty trace.
+func TestTraceEveryWorkload(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args  []string
+		flows bool
+	}{
+		{[]string{"binlog/innodb-vs-file-120mbs", "--case", "Case8", "--duration", "1s", "--window", "0.5s:0.52s"}, true},
+		{[]string{"demo/mmc", "--case", "mm4", "--duration", "1s", "--window", "0.5s:0.51s"}, false},
+	}
+	for i, tt := range tests {
+		out := filepath.Join(dir, fmt.Sprintf("t%d.json", i))
+		if _, stderr, code := simrun(t, append(append([]string{"trace"}, tt.args...), "-o", out)...); code != 0 {
+			t.Fatalf("trace %v: exit %d: %s", tt.args, code, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if err := trace.Validate(b); err != nil {
+			t.Errorf("trace %v breaks Perfetto's rules: %v", tt.args, err)
+		}
+		if n := strings.Count(string(b), `"ph":"X"`); n < 10 {
+			t.Errorf("trace %v: %d slices", tt.args, n)
+		}
+		if tt.flows && !strings.Contains(string(b), `"ph":"f"`) {
+			t.Errorf("trace %v: no flow arrows", tt.args)
+		}
+	}
+	repl, err := scenarios.Load("replication/csa-vs-mta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := simrun(t, "trace", "replication/csa-vs-mta", "--case", repl.Cases[0].Name, "--duration", "1s", "--window", "0.5s:0.51s")
+	if code != 2 || !strings.Contains(stderr, "records no trace") {
+		t.Errorf("replication trace: exit %d, %q; want exit 2 and a refusal", code, stderr)
+	}
+	_, stderr, code = simrun(t, "trace", "demo/mmc", "--case", "mm44", "--duration", "1s", "--window", "0.5s:0.51s")
+	if code != 2 || !strings.Contains(stderr, "did you mean mm4?") {
+		t.Errorf("misspelt case: exit %d, %q", code, stderr)
 	}
 }
