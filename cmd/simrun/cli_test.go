@@ -97,3 +97,17 @@ func TestMergeNamesDifferingField(t *testing.T) {
 		t.Errorf("merge exit %d: %s", code, errOut)
 	}
 }
+
+// TestBareSizeOrRateRefused: bandwidth_max = 120 once ran at 120 B/s and
+// exited 0; now it names file:line and the units allowed.
+func TestBareSizeOrRateRefused(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bare.toml")
+	os.WriteFile(bad, []byte("name = \"b\"\n[workload]\nkind = \"fio\"\n[volume]\nbandwidth_max = 120\n"), 0o644)
+	for _, cmd := range []string{"validate", "run"} {
+		_, errOut, code := simrun(t, cmd, bad)
+		want := bad + ":5: volume.bandwidth_max: bad rate 120: a rate needs a unit; allowed units: B/s, KiB/s, MiB/s"
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("%s: exit %d, %q; want exit 2 and %q", cmd, code, errOut, want)
+		}
+	}
+}
