@@ -150,3 +150,52 @@ func TestTraceEveryWorkload(t *testing.T) {
 		t.Errorf("misspelt case: exit %d, %q", code, stderr)
 	}
 }
+
+// TestPlotEveryWorkload: a fio, a demo, a replication and a sysbench result
+// each plot without --metric; --metric picks another metric; a chart the
+// result cannot draw names --metric and the kinds it can.
+func TestPlotEveryWorkload(t *testing.T) {
+	dir := t.TempDir()
+	repl, err := scenarios.Load("replication/csa-vs-mta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][]string{
+		"fio":         {"disk/fio-network-caps", "--case", "4k-qd1"},
+		"demo":        {"demo/mmc", "--case", "mm4"},
+		"replication": {"replication/csa-vs-mta", "--case", repl.Cases[0].Name},
+		"sysbench":    {"binlog/quick", "--case", "Case1", "--case", "Case2"},
+	}
+	for name, in := range inputs {
+		res := filepath.Join(dir, name+".json")
+		if _, stderr, code := simrun(t, append(append([]string{"run"}, in...), "--duration", "1s", "-o", res)...); code != 0 {
+			t.Fatalf("%s: run: exit %d: %s", name, code, stderr)
+		}
+		for _, args := range [][]string{{"--kind", "bar"}, {"--kind", "bar", "--metric", "latency_ms.p99"}} {
+			if name == "fio" && len(args) > 2 {
+				args[3] = "write.clat_ms.p99"
+			}
+			if name == "replication" && len(args) > 2 {
+				args[3] = "applier.cpu_util_pct"
+			}
+			png := filepath.Join(dir, name+".png")
+			if _, stderr, code := simrun(t, append([]string{"plot", res, "-o", png}, args...)...); code != 0 {
+				t.Errorf("%s: plot %v: exit %d: %s", name, args, code, stderr)
+			}
+		}
+	}
+	for name, kind := range map[string]string{"fio": "latency", "demo": "latency", "sysbench": "breakdown", "replication": "series"} {
+		res := filepath.Join(dir, name+".json")
+		if _, stderr, code := simrun(t, "plot", res, "--kind", kind, "-o", filepath.Join(dir, "k.png")); code != 0 {
+			t.Errorf("%s: plot --kind %s: exit %d: %s", name, kind, code, stderr)
+		}
+	}
+	_, stderr, code := simrun(t, "plot", filepath.Join(dir, "demo.json"), "--kind", "bar", "--metric", "tpss", "-o", filepath.Join(dir, "x.png"))
+	if code != 2 || !strings.Contains(stderr, "choose one with --metric, e.g. throughput_per_s") {
+		t.Errorf("bad --metric: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = simrun(t, "plot", filepath.Join(dir, "demo.json"), "--kind", "breakdown", "-o", filepath.Join(dir, "x.png"))
+	if code != 2 || !strings.Contains(stderr, "kinds this result draws without --metric: bar, latency") {
+		t.Errorf("breakdown of demo: exit %d: %s", code, stderr)
+	}
+}

@@ -57,7 +57,7 @@ func (e env) plotCmd(args []string) error {
 	out := fs.String("o", "", "output file, .png or .svg (required)")
 	width := fs.Int("width", 0, "width in pixels (default 960)")
 	height := fs.Int("height", 0, "height in pixels (default 540, or per panel)")
-	metric := fs.String("metric", "", "metric path for bar charts (default tps)")
+	metric := fs.String("metric", "", "metric path: bar and sweep a metric, latency and breakdown a block, series one or more series (comma-separated); default: what the result has")
 	title := fs.String("title", "", "chart title (default from the scenario)")
 	seed := fs.String("seed", "", "override the seed (scenario input)")
 	duration := fs.String("duration", "", "override the duration (scenario input)")
@@ -83,7 +83,18 @@ func (e env) plotCmd(args []string) error {
 		return err
 	}
 	opt := plot.Options{Width: *width, Height: *height, Metric: *metric, Cases: cases, Title: *title}
-	return writeAtomic(*out, func(w io.Writer) error { return plot.Render(w, d, k, f, opt) })
+	fig, err := plot.Draw(d, k, opt)
+	if err != nil {
+		if kinds := plot.Supported(d); len(kinds) > 0 {
+			var names []string
+			for _, k := range kinds {
+				names = append(names, string(k))
+			}
+			return usagef("%v (kinds this result draws without --metric: %s)", err, strings.Join(names, ", "))
+		}
+		return usageError{err.Error()}
+	}
+	return writeAtomic(*out, func(w io.Writer) error { return fig.Write(w, f) })
 }
 
 func (e env) exportCmd(args []string) error {
