@@ -197,6 +197,7 @@ type runFlags struct {
 	replications int
 	shard        string
 	workers      int
+	metrics      string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
@@ -208,6 +209,7 @@ func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
 	fs.StringVar(&f.out, "o", "", "write the result to FILE (atomically) instead of stdout")
 	fs.IntVar(&f.replications, "replications", 1, "independent seeds per case; metrics become mean and 95% CI")
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default: all cores)")
+	fs.StringVar(&f.metrics, "metrics", "", "table columns: comma-separated metric paths or blocks, e.g. tps,latency_ms")
 	if sweep {
 		fs.StringVar(&f.shard, "shard", "", "run shard I/N of the grid (0-based) and write a partial result")
 	}
@@ -294,7 +296,8 @@ func (e env) runCmd(args []string, sweep bool) error {
 		return runErr
 	}
 	stamp(doc)
-	if err := e.write(doc, format, f.out, sweep); err != nil {
+	topt := tableOptions{metrics: splitList(f.metrics), cases: caseSettings(sc, f.cases)}
+	if err := e.write(doc, format, f.out, topt); err != nil {
 		return err
 	}
 	if errors.Is(runErr, scenarios.ErrInterrupted) {
@@ -354,8 +357,9 @@ func applyOverrides(sc *scenarios.Scenario, seed, duration string) error {
 	return nil
 }
 
-// write renders doc in the format to -o FILE (atomically) or stdout.
-func (e env) write(doc *result.Document, format, out string, sweep bool) error {
+// write renders doc in the format to -o FILE (atomically) or stdout. A
+// table on stdout fits the terminal's width; in a file it is not cut.
+func (e env) write(doc *result.Document, format, out string, topt tableOptions) error {
 	return e.output(out, func(w io.Writer, colored bool) error {
 		switch format {
 		case "json":
@@ -363,8 +367,22 @@ func (e env) write(doc *result.Document, format, out string, sweep bool) error {
 		case "csv":
 			return result.WriteCSV(w, doc)
 		}
-		return writeTable(w, doc, sweep, newStyle(colored))
+		if out == "" || out == "-" {
+			topt.width = terminalWidth(e.stdout)
+		}
+		return writeTable(w, doc, topt, newStyle(colored))
 	})
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // output calls render on stdout, or on a temporary file renamed to out
@@ -380,6 +398,7 @@ func (e env) mergeCmd(args []string) error {
 	fs := e.newFlags("merge")
 	format := fs.String("format", "", "output format: json (default), table or csv")
 	out := fs.String("o", "", "write the merged result to FILE (atomically)")
+	metrics := fs.String("metrics", "", "table columns: comma-separated metric paths or blocks")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -416,7 +435,7 @@ func (e env) mergeCmd(args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if err := e.write(doc, fmtName, *out, len(doc.Sweep) > 0); err != nil {
+	if err := e.write(doc, fmtName, *out, tableOptions{metrics: splitList(*metrics)}); err != nil {
 		return err
 	}
 	if doc.Partial {

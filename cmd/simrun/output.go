@@ -39,17 +39,14 @@ func (s style) key(str string) string    { return s.paint(str, color.FgCyan) }
 func (s style) warn(str string) string   { return s.paint(str, color.FgYellow, color.Bold) }
 func (s style) source(str string) string { return s.paint(str, color.FgGreen) }
 
-// maxSweepColumns bounds the metric columns of a sweep table; the rest are
-// in --format csv or json.
-const maxSweepColumns = 8
-
-func writeTable(w io.Writer, doc *result.Document, sweep bool, st style) error {
+func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) error {
+	header, rows, hidden, colErr := runTable(doc, opt)
 	bw := bufio.NewWriter(w)
-	title := st.bold(doc.Scenario)
+	title := doc.Scenario
 	if doc.Description != "" {
 		title += " — " + doc.Description
 	}
-	fmt.Fprintln(bw, title)
+	fmt.Fprintln(bw, st.bold(fit(title, opt.width)))
 	reps := "1 replication"
 	if doc.Replications > 1 {
 		reps = fmt.Sprintf("%d replications (mean ± 95%% CI)", doc.Replications)
@@ -60,27 +57,58 @@ func writeTable(w io.Writer, doc *result.Document, sweep bool, st style) error {
 		fmt.Fprintln(bw, st.warn(fmt.Sprintf("PARTIAL: interrupted; %d rows completed", len(doc.Cases))))
 	}
 	fmt.Fprintln(bw)
-	var t result.Table
-	note := ""
-	if !sweep && len(doc.Cases) <= 6 {
-		t = result.MetricTable(doc)
-		printGrid(bw, t, st, true)
-	} else {
-		t = result.RowTable(doc, nil)
-		fixed := 1 + len(doc.Sweep)
-		if extra := len(t.Header) - fixed - maxSweepColumns; extra > 0 {
-			note = fmt.Sprintf("(%d more metrics: use --format csv or json)", extra)
-			t.Header = t.Header[:fixed+maxSweepColumns]
-			for i := range t.Rows {
-				t.Rows[i] = t.Rows[i][:fixed+maxSweepColumns]
+	printGrid(bw, result.Table{Header: header, Rows: rows}, st, true)
+	note := func(text string, indent int) {
+		for _, l := range wrap(text, opt.width, indent) {
+			fmt.Fprintln(bw, st.dim(l))
+		}
+	}
+	if opt.cases != nil {
+		fmt.Fprintln(bw)
+		width := 0
+		for _, c := range doc.Cases {
+			width = max(width, utf8.RuneCountInString(c.Name))
+		}
+		shown := map[string]bool{}
+		for _, c := range doc.Cases {
+			if l := opt.cases.label(c.Name); l != "" && !shown[c.Name] {
+				shown[c.Name] = true
+				note(fmt.Sprintf("%-*s = %s", width, c.Name, l), width+3)
 			}
 		}
-		printGrid(bw, t, st, false)
 	}
-	if note != "" {
-		fmt.Fprintln(bw, st.dim(note))
+	for _, g := range identicalGroups(doc) {
+		why := "nothing on their path differs"
+		if d := opt.cases.differ(g); len(d) > 0 {
+			why = fmt.Sprintf("they differ only in %s, and nothing on their path in this run depends on it", strings.Join(d, ", "))
+		}
+		note(fmt.Sprintf("%s give identical results: %s.", joinAnd(g), why), 2)
 	}
-	return bw.Flush()
+	if len(hidden) > 0 {
+		note(fmt.Sprintf("(%d more columns do not fit in %d columns: %s; choose with --metrics, or use --format csv)",
+			len(hidden), opt.width, strings.Join(hidden, ", ")), 1)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return colErr
+}
+
+// fit cuts s to width runes (0: no limit), marking the cut with "…".
+func fit(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func seconds(s float64) string {
