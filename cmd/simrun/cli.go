@@ -62,6 +62,8 @@ func checkOutput(out string) error {
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
 		return usagef("-o %s: is a folder; give a file name", out)
+	} else if err == nil && !fi.Mode().IsRegular() {
+		return nil // a device or pipe is written in place (writeAtomic)
 	}
 	dir := filepath.Dir(out)
 	fi, err := os.Stat(dir)

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"simrun/internal/result"
@@ -109,5 +110,29 @@ func TestBareSizeOrRateRefused(t *testing.T) {
 		if code != 2 || !strings.Contains(errOut, want) {
 			t.Errorf("%s: exit %d, %q; want exit 2 and %q", cmd, code, errOut, want)
 		}
+	}
+}
+
+// TestOutputToDeviceWritesInPlace: -o naming a pipe (or /dev/null) writes
+// into it; renaming a temp file over it would replace the device with a
+// regular file.
+func TestOutputToDeviceWritesInPlace(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := os.ReadFile(fifo)
+		got <- b
+	}()
+	if _, errOut, code := simrun(t, "run", "demo/mmc", "--case", "mm4", "--duration", "1s", "--format", "csv", "-o", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if b := <-got; !strings.HasPrefix(string(b), "case,") {
+		t.Errorf("pipe read %q", b)
+	}
+	if fi, err := os.Lstat(fifo); err != nil || fi.Mode()&os.ModeNamedPipe == 0 {
+		t.Errorf("the pipe was replaced: %v %v", fi.Mode(), err)
 	}
 }

@@ -227,8 +227,32 @@ func writeJSON(w io.Writer, v any) error {
 // writeAtomic writes a file through a temporary file in the same
 // directory, synced and renamed into place: readers see the old file or
 // the complete new one, never a torn write.
+//
+// A target that exists and is not a regular file (-o /dev/null, a named
+// pipe, /dev/stdout) is written in place: renaming over it would replace
+// the device with a file.
 func writeAtomic(path string, fill func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return pathError(path, writeInPlace(path, fill))
+	}
 	return pathError(path, writeThroughTemp(path, fill))
+}
+
+func writeInPlace(path string, fill func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	if err := fill(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeThroughTemp(path string, fill func(io.Writer) error) (err error) {
