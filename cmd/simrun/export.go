@@ -78,6 +78,9 @@ func (e env) plotCmd(args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := checkOutput(*out); err != nil {
+		return err
+	}
 	d, _, _, err := e.loadResult(pos[0], cases, *seed, *duration)
 	if err != nil {
 		return err
@@ -120,6 +123,9 @@ func (e env) exportCmd(args []string) error {
 	img, err := plot.FormatOf("x." + *image)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if err := checkOutput(*out); err != nil {
+		return err
 	}
 	d, text, file, err := e.loadResult(pos[0], cases, *seed, *duration)
 	if err != nil {

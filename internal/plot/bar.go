@@ -118,6 +118,7 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 		per = 1
 	}
 	barW := min(slot*0.8/vg.Length(per), 60)
+	opt.rec.bars(p, g)
 	top := 0.0
 	var below []hatchedBars
 	totals := make([]float64, len(g.clusters))

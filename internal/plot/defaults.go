@@ -136,3 +136,32 @@ func suggest(err error, k Kind, candidates []string) error {
 	}
 	return fmt.Errorf("%w; choose one with --metric, e.g. %s", err, strings.Join(candidates, ", "))
 }
+
+// Defaults are what each chart kind draws of d without --metric: the bar
+// metric, the latency block and the breakdown block.
+func Defaults(d *result.Document) (bar, latency, breakdown string) {
+	bar = defaultMetric(d.Cases)
+	latency = "latency_ms"
+	if bs := percentileBlocks(d.Cases); len(bs) > 0 {
+		latency = bs[0]
+	}
+	breakdown = "commit_breakdown_ms"
+	if bs := breakdownBlocks(d.Cases); len(bs) > 0 {
+		breakdown = bs[0]
+	}
+	return bar, latency, breakdown
+}
+
+// Title is a metric's axis label without its unit, for chart titles.
+func Title(path string) string { return title(path) }
+
+// UnitOf is the unit a metric or block name says ("ms" for latency_ms), or
+// "".
+func UnitOf(path string) string {
+	for _, u := range units {
+		if strings.HasSuffix(path, u.suffix) {
+			return u.unit
+		}
+	}
+	return ""
+}

@@ -80,6 +80,7 @@ func drawLatency(d *result.Document, cases []result.Case, opt Options) ([]*gplot
 			return nil, err
 		}
 		p.Legend.Add(caseLabel(d, c), l, s)
+		opt.rec.line(p, caseLabel(d, c), xys)
 	}
 	if n == 0 {
 		return nil, suggest(fmt.Errorf("plot: latency: no case has two or more of the metrics %s", percentileList(block)), Latency, percentileBlocks(cases))

@@ -101,6 +101,8 @@ type Options struct {
 	Cases []string
 	// Title replaces the chart's title.
 	Title string
+
+	rec *dataRecorder // set by Draw: what the panels show
 }
 
 // Figure is a drawn chart, ready to be written in any format.
@@ -111,6 +113,7 @@ type Figure struct {
 	// legendX is where the legend column began when last drawn (points
 	// from the left edge), for tests.
 	legendX vg.Length
+	rec     *dataRecorder
 }
 
 // Draw lays out a chart of the given kind.
@@ -126,6 +129,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 		return nil, err
 	}
 	var panels []*gplot.Plot
+	opt.rec = &dataRecorder{}
 	switch k {
 	case Bar:
 		panels, err = drawBar(d, cases, opt)
@@ -146,7 +150,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 	if opt.Title != "" {
 		panels[0].Title.Text = opt.Title
 	}
-	f := &Figure{panels: panels, width: opt.Width, height: opt.Height}
+	f := &Figure{panels: panels, width: opt.Width, height: opt.Height, rec: opt.rec}
 	if f.width == 0 {
 		f.width = DefaultWidth
 	}

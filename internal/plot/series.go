@@ -110,6 +110,7 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 			if len(cases) > 1 {
 				p.Legend.Add(caseLabel(d, c), l)
 			}
+			opt.rec.line(p, caseLabel(d, c), xys)
 			drawn++
 		}
 		if drawn == 0 {
