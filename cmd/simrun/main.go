@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"simrun/internal/result"
 	"simrun/scenarios"
@@ -198,6 +199,8 @@ type runFlags struct {
 	shard        string
 	workers      int
 	metrics      string
+	interval     string
+	iostat       bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
@@ -210,6 +213,8 @@ func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
 	fs.IntVar(&f.replications, "replications", 1, "independent seeds per case; metrics become mean and 95% CI")
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default: all cores)")
 	fs.StringVar(&f.metrics, "metrics", "", "table columns: comma-separated metric paths or blocks, e.g. tps,latency_ms")
+	fs.StringVar(&f.interval, "report-interval", "", "after the table, print each case's per-interval figures every D (e.g. 10s), like sysbench --report-interval")
+	fs.BoolVar(&f.iostat, "iostat", false, "after the table, print each case's per-interval device rows, like iostat -x")
 	if sweep {
 		fs.StringVar(&f.shard, "shard", "", "run shard I/N of the grid (0-based) and write a partial result")
 	}
@@ -251,6 +256,17 @@ func (e env) runCmd(args []string, sweep bool) error {
 	}
 	if err := checkOutput(f.out); err != nil {
 		return err
+	}
+	var every time.Duration
+	if f.interval != "" {
+		d, err := time.ParseDuration(f.interval)
+		if err != nil || d <= 0 {
+			return usagef("--report-interval %q: want a duration such as 10s", f.interval)
+		}
+		every = d
+	}
+	if (every > 0 || f.iostat) && format != "table" {
+		return usagef("--report-interval and --iostat print with the table; drop --format %s (the series are in the JSON)", format)
 	}
 	if f.shard != "" && format != "json" {
 		return usagef("--shard writes a partial result for simrun merge; it must be --format json")
@@ -296,7 +312,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 		return runErr
 	}
 	stamp(doc)
-	topt := tableOptions{metrics: splitList(f.metrics), cases: caseSettings(sc, f.cases)}
+	topt := tableOptions{metrics: splitList(f.metrics), cases: caseSettings(sc, f.cases), every: every, iostat: f.iostat}
 	if err := e.write(doc, format, f.out, topt); err != nil {
 		return err
 	}

@@ -91,6 +91,11 @@ func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) e
 	if err := bw.Flush(); err != nil {
 		return err
 	}
+	if opt.every > 0 || opt.iostat {
+		if err := writeIntervals(w, doc, opt.every, opt.iostat); err != nil {
+			return err
+		}
+	}
 	return colErr
 }
 

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"golang.org/x/term"
@@ -36,9 +37,11 @@ var headlineMetrics = []string{
 
 // tableOptions shape the run table.
 type tableOptions struct {
-	metrics []string  // --metrics: paths or block prefixes; empty: the headline
-	width   int       // columns of the terminal; 0: unlimited
-	cases   *settings // what sets the cases apart; nil when unknown
+	metrics []string      // --metrics: paths or block prefixes; empty: the headline
+	width   int           // columns of the terminal; 0: unlimited
+	cases   *settings     // what sets the cases apart; nil when unknown
+	every   time.Duration // --report-interval: per-interval lines after the table
+	iostat  bool          // --iostat: per-interval device rows after the table
 }
 
 // terminalWidth is the width to fit: the terminal's, else $COLUMNS, else 80.
