@@ -42,7 +42,9 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	bar := newProgress(e.stderr)
-	doc, err := scenarios.Run(ctx, sc, scenarios.Options{Cases: cases, Replications: 1, Progress: bar.update})
+	opt := scenarios.Options{Cases: cases, Replications: 1}
+	bar.options(&opt)
+	doc, err := scenarios.Run(ctx, sc, opt)
 	bar.finish()
 	if err != nil {
 		return nil, nil, "", err

@@ -305,7 +305,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	bar := newProgress(e.stderr)
-	opt.Progress = bar.update
+	bar.options(&opt)
 	doc, runErr := scenarios.Run(ctx, sc, opt)
 	bar.finish()
 	if doc == nil {

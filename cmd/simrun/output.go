@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -294,44 +296,101 @@ func writeThroughTemp(path string, fill func(io.Writer) error) (err error) {
 	return os.Rename(f.Name(), path)
 }
 
-// progress draws a one-line bar on stderr when it is a terminal.
+// progress reports a run's progress on stderr. On a terminal it draws one
+// line that ticks by simulated time inside each run, not only when a run
+// ends; in a log (not a terminal) it writes a plain line per finished run.
 type progress struct {
 	w     io.Writer
-	on    bool
+	on    bool // a terminal
+	mu    sync.Mutex
 	drawn bool
 	start time.Time
 	last  time.Time
+	done  int
+	total int
+	live  map[string]float64 // running run -> fraction of its virtual time done
 }
 
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, start: time.Now()}
+	p := &progress{w: w, start: time.Now(), live: map[string]float64{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.on = true
 	}
 	return p
 }
 
+// options hooks the progress into a run.
+func (p *progress) options(opt *scenarios.Options) {
+	opt.Progress = p.update
+	opt.Finished = p.finished
+	opt.Tick = p.tick
+}
+
 func (p *progress) update(done, total int) {
-	if !p.on || total < 2 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	p.draw(done == total)
+}
+
+func (p *progress) finished(run string, done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.live, run)
+	if !p.on {
+		fmt.Fprintf(p.w, "simrun: done %s (%d/%d, %s)\n", run, done, total, time.Since(p.start).Round(100*time.Millisecond))
+	}
+}
+
+func (p *progress) tick(run string, now, end time.Duration) {
+	if !p.on || end <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live[run] = min(1, float64(now)/float64(end))
+	p.draw(false)
+}
+
+// draw repaints the line, at most ten times a second.
+func (p *progress) draw(force bool) {
+	if !p.on || p.total == 0 {
 		return
 	}
 	now := time.Now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+	if !force && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = now
+	frac := float64(p.done)
+	var running []string
+	for r, f := range p.live {
+		frac += f
+		running = append(running, r)
+	}
+	frac /= float64(p.total)
+	sort.Strings(running)
 	const width = 30
-	fill := width * done / total
+	fill := min(width, int(width*frac))
 	eta := ""
-	if done > 0 && done < total {
-		left := time.Duration(float64(now.Sub(p.start)) / float64(done) * float64(total-done))
+	if frac > 0 && frac < 1 {
+		left := time.Duration(float64(now.Sub(p.start)) * (1 - frac) / frac)
 		eta = fmt.Sprintf(" ~%s left", left.Round(time.Second))
 	}
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs%s\033[K", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, eta)
+	at := ""
+	if len(running) > 0 {
+		at = fmt.Sprintf(" · %s %d%%", running[0], int(100*p.live[running[0]]))
+		if len(running) > 1 {
+			at += fmt.Sprintf(" +%d running", len(running)-1)
+		}
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs%s%s\033[K", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), p.done, p.total, at, eta)
 	p.drawn = true
 }
 
 func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
