@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"regexp"
 	"sort"
@@ -184,4 +185,43 @@ func coveredBy(p string, names []string) bool {
 		}
 	}
 	return false
+}
+
+// commands are the commands run dispatches, besides help and --version.
+var commands = []string{"run", "sweep", "merge", "explain", "validate", "list", "calibrate", "plot", "export", "trace"}
+
+// TestCLIDocCoversCommands: docs/cli.md has a section for every command,
+// every command has help, and every flag of run is documented.
+func TestCLIDocCoversCommands(t *testing.T) {
+	b, err := os.ReadFile("../../docs/cli.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, c := range commands {
+		if !strings.Contains(doc, "## `simrun "+c+"`") {
+			t.Errorf("docs/cli.md has no section for simrun %s", c)
+		}
+		if _, ok := commandHelp[c]; !ok {
+			t.Errorf("no help for simrun %s", c)
+		}
+		if _, errOut, code := simrun(t, c, "--bogus-flag"); code != 2 || strings.Contains(errOut, "unknown command") {
+			t.Errorf("simrun %s is not a command (exit %d: %s)", c, code, errOut)
+		}
+	}
+	var f runFlags
+	fs := env{}.newFlags("run")
+	f.register(fs, true)
+	fs.VisitAll(func(fl *flag.Flag) {
+		name := "--" + fl.Name
+		if fl.Name == "o" {
+			name = "-o FILE"
+		}
+		if !strings.Contains(doc, name) {
+			t.Errorf("docs/cli.md does not document %s", name)
+		}
+		if !strings.Contains(commandHelp["run"]+commandHelp["sweep"], strings.TrimSuffix(name, " FILE")) {
+			t.Errorf("simrun help run/sweep does not document %s", name)
+		}
+	})
 }
