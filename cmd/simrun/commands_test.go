@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"simrun/internal/result"
 	"simrun/internal/trace"
 	"simrun/scenarios"
 )
@@ -197,5 +198,30 @@ func TestPlotEveryWorkload(t *testing.T) {
 	_, stderr, code = simrun(t, "plot", filepath.Join(dir, "demo.json"), "--kind", "breakdown", "-o", filepath.Join(dir, "x.png"))
 	if code != 2 || !strings.Contains(stderr, "kinds this result draws without --metric: bar, latency") {
 		t.Errorf("breakdown of demo: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFioResultExplainsDeviceIOs: the fio result names its job and says
+// how many device I/Os each job I/O becomes, which is why a 1 MiB job's
+// write.iops is a quarter of disk.writes_per_s on a 256 KiB max_io_size.
+func TestFioResultExplainsDeviceIOs(t *testing.T) {
+	out, errOut, code := simrun(t, "run", "disk/fio-network-caps", "--case", "1m-seqwrite", "--duration", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	doc, err := result.Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := doc.Cases[0].Metrics
+	name, _ := m.Lookup("jobname")
+	split, _ := m.Lookup("device_ios_per_io")
+	iops, _ := m.Lookup("write.iops")
+	dev, _ := m.Lookup("disk.writes_per_s")
+	s, _ := result.Float(split)
+	w, _ := result.Float(iops)
+	d, _ := result.Float(dev)
+	if name == "" || s != 4 || w <= 0 || d < s*w || d > 1.1*s*w {
+		t.Errorf("jobname %v, device_ios_per_io %v, write.iops %v, disk.writes_per_s %v: want the device count ≈ split × job IOPS", name, split, iops, dev)
 	}
 }
