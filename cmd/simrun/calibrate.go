@@ -23,6 +23,9 @@ func (e env) calibrateCmd(args []string) error {
 	if len(pos) != 1 {
 		return usagef("calibrate takes one fio JSON file, got %d (see simrun help calibrate)", len(pos))
 	}
+	if err := checkOutput(*out); err != nil {
+		return err
+	}
 	data, err := os.ReadFile(pos[0])
 	if err != nil {
 		return usagef("calibrate: %v", err)

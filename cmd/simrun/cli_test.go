@@ -33,6 +33,10 @@ func TestCLIConventions(t *testing.T) {
 		{args: []string{"run", "demo/mmc", "--workers", "-1"}, code: 2, stderr: "--workers must be >= 0"},
 		{args: []string{"run", "demo/mmc", "-o", filepath.Join(dir, "nowhere", "x.json")}, code: 2, stderr: "does not exist"},
 		{args: []string{"run", "demo/mmc", "-o", dir}, code: 2, stderr: "is a folder"},
+		{args: []string{"trace", "demo/mmc", "--case", "mm4", "--window", "1s:1.1s", "-o", filepath.Join(dir, "no", "t.json")}, code: 2, stderr: "does not exist"},
+		{args: []string{"plot", "demo/mmc", "-o", filepath.Join(dir, "no", "p.png")}, code: 2, stderr: "does not exist"},
+		{args: []string{"export", "demo/mmc", "-o", filepath.Join(dir, "no", "n.ipynb")}, code: 2, stderr: "does not exist"},
+		{args: []string{"validate", "demo/mcc"}, code: 2, stderr: "did you mean demo/mmc?"},
 	}
 	for _, tt := range tests {
 		out, errOut, code := simrun(t, tt.args...)

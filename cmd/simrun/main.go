@@ -521,7 +521,7 @@ func (e env) validateCmd(args []string) error {
 	}
 	var all scenarios.ErrorList
 	for _, p := range pos {
-		sc, err := scenarios.Load(p)
+		sc, err := loadScenario(p)
 		var el scenarios.ErrorList
 		switch {
 		case err == nil:

@@ -38,6 +38,9 @@ func (e env) traceCmd(args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := checkOutput(*out); err != nil {
+		return err
+	}
 	sc, err := openScenario(pos, *seed, *duration)
 	if err != nil {
 		return err
