@@ -115,3 +115,40 @@ func lab(r, g, b uint8) [3]float64 {
 func deltaE(a, b [3]float64) float64 {
 	return math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
 }
+
+// TestLineColoursDistinctInLegend: a latency chart of twelve cases shows
+// twelve line colours, each in its legend swatch beside the data and in
+// the data area.
+func TestLineColoursDistinctInLegend(t *testing.T) {
+	d := result.New("lines")
+	for c := 0; c < 12; c++ {
+		lat := result.Metrics{}
+		for i, k := range []string{"p50", "p90", "p99", "max"} {
+			lat[k] = float64(1+c) * float64(1+i)
+		}
+		d.Cases = append(d.Cases, result.Case{Name: fmt.Sprintf("case%02d", c), Metrics: result.Metrics{"latency_ms": lat}})
+	}
+	f, err := Draw(d, Latency, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := f.Write(&buf, PNG); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	legendX := int(float64(f.legendX) * DPI / 72)
+	for i := 0; i < 12; i++ {
+		c := palette[i]
+		rgb := [3]uint8{c.R, c.G, c.B}
+		if n := count(img, rgb, legendX, f.width); n < 3 {
+			t.Errorf("case %d colour %s: %d pixels in the legend", i, Palette()[i], n)
+		}
+		if n := count(img, rgb, 0, legendX); n < 10 {
+			t.Errorf("case %d colour %s: %d pixels in the data", i, Palette()[i], n)
+		}
+	}
+}
