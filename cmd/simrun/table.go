@@ -160,7 +160,7 @@ func chooseColumns(doc *result.Document, only []string) (cols []column, err erro
 			have[p] = numeric(p)
 		}
 		for _, h := range headlineMetrics {
-			if have[h] && !allZero(doc, h) {
+			if have[h] && !allZero(doc, h) && !sameAsChosen(doc, h, chosen) {
 				chosen = append(chosen, h)
 			}
 		}
@@ -477,4 +477,27 @@ func wrap(s string, width, indent int) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// sameAsChosen reports whether path holds, in every case, the value of a
+// column already chosen (applier.tps beside tps): a column that repeats
+// another says nothing.
+func sameAsChosen(doc *result.Document, path string, chosen []string) bool {
+	for _, c := range chosen {
+		same := true
+		for _, cs := range doc.Cases {
+			a, _ := cs.Metrics.Lookup(path)
+			b, _ := cs.Metrics.Lookup(c)
+			fa, okA := result.Float(a)
+			fb, okB := result.Float(b)
+			if okA != okB || fa != fb {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
 }

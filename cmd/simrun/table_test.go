@@ -117,3 +117,17 @@ func TestTableNumbers(t *testing.T) {
 		t.Errorf("--metrics tps,disk: %q %v", h, err)
 	}
 }
+
+// TestTableDropsRepeatedColumns: a headline column equal to one already
+// shown in every case (applier.tps beside tps) is left out.
+func TestTableDropsRepeatedColumns(t *testing.T) {
+	d := result.New("r")
+	d.Cases = []result.Case{
+		{Name: "a", Metrics: result.Metrics{"tps": 10.5, "applier": result.Metrics{"tps": 10.5, "cpu_util_pct": 3.0}}},
+		{Name: "b", Metrics: result.Metrics{"tps": 12.0, "applier": result.Metrics{"tps": 12.0, "cpu_util_pct": 4.0}}},
+	}
+	h, _, _, err := runTable(d, tableOptions{})
+	if err != nil || strings.Join(h, "|") != "case|tps|applier cpu util %" {
+		t.Errorf("header %q, %v", h, err)
+	}
+}
