@@ -94,6 +94,16 @@ func TestNotebooksExecute(t *testing.T) {
 		t.Fatal(err)
 	}
 	trips = append(trips, roundTrip{"sweep.ipynb", clean(sweep), plot.Supported(sweep)})
+	// A fio-like result: no tps, percentiles under write.clat_ms (p99_9),
+	// device series only.
+	fio := fioLike()
+	if files, err = Export(fio, Notebook, "fio.ipynb", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	trips = append(trips, roundTrip{"fio.ipynb", clean(fio), plot.Supported(fio)})
 	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
 	for _, tu := range Tutorials() {
 		nbPath := filepath.Join(repoRoot, TutorialDir, tu.Slug+".ipynb")
@@ -293,4 +303,21 @@ func close(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// fioLike is a result shaped like the fio workload's.
+func fioLike() *result.Document {
+	d := result.New("fio-like")
+	d.Duration = 4
+	for i, name := range []string{"4k-qd1", "16k-qd16", "1m-seq"} {
+		f := float64(i + 1)
+		d.Cases = append(d.Cases, result.Case{Name: name, Metrics: result.Metrics{
+			"jobname": name, "rw": "randwrite",
+			"write": result.Metrics{"iops": 1500 * f, "bw_kB_per_s": 6000 * f,
+				"clat_ms": result.Metrics{"mean": 0.5 * f, "p50": 0.4 * f, "p95": 0.9 * f, "p99": 1.2 * f, "p99_9": 2.5 * f, "max": 4 * f}},
+			"disk": result.Metrics{"writes_per_s": 1510 * f, "series": result.Metrics{"interval_s": int64(1),
+				"write_kB_per_s": []float64{5900 * f, 6000 * f, 6100 * f, 6000 * f}, "util_pct": []float64{90, 95, 99, 100}}},
+		}})
+	}
+	return d
 }
