@@ -17,9 +17,7 @@ if ! "$py" -c 'import nbformat, pandas, matplotlib, ipykernel' 2>/dev/null; then
 	echo "check-notebooks: $py lacks nbformat, pandas, matplotlib or ipykernel; install them with: $hint" >&2
 	exit 1
 fi
-# No -count=1: right after go test ./... (as in CI) the cached pass of the
-# same test is reused instead of executing every notebook a second time.
-out=$(go test ./internal/export -run '^TestNotebooksExecute$' -v 2>&1) || { echo "$out"; exit 1; }
+out=$(go test ./internal/export -run '^TestNotebooksExecute$' -count=1 -v 2>&1) || { echo "$out"; exit 1; }
 echo "$out"
 if ! grep -q -- '--- PASS: TestNotebooksExecute' <<<"$out"; then
 	echo "check-notebooks: TestNotebooksExecute did not run (skipped?)" >&2
