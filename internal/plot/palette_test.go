@@ -44,19 +44,7 @@ func count(img image.Image, c [3]uint8, fromX, toX int) int {
 // colours, each found both in the bars and in the legend swatches, and the
 // legend stands right of the data, covering none of it.
 func TestBreakdownColoursDistinctAndLegendOutside(t *testing.T) {
-	f, err := Draw(twelveStages(), Breakdown, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := f.Write(&buf, PNG); err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	legendX := int(float64(f.legendX) * DPI / 72)
+	f, img, legendX := renderPNG(t, twelveStages(), Breakdown)
 	if legendX <= f.width/2 || legendX >= f.width-40 {
 		t.Fatalf("legend column starts at x=%d px of %d: not beside the data", legendX, f.width)
 	}
@@ -128,7 +116,24 @@ func TestLineColoursDistinctInLegend(t *testing.T) {
 		}
 		d.Cases = append(d.Cases, result.Case{Name: fmt.Sprintf("case%02d", c), Metrics: result.Metrics{"latency_ms": lat}})
 	}
-	f, err := Draw(d, Latency, Options{})
+	f, img, legendX := renderPNG(t, d, Latency)
+	for i := 0; i < 12; i++ {
+		c := palette[i]
+		rgb := [3]uint8{c.R, c.G, c.B}
+		if n := count(img, rgb, legendX, f.width); n < 3 {
+			t.Errorf("case %d colour %s: %d pixels in the legend", i, Palette()[i], n)
+		}
+		if n := count(img, rgb, 0, legendX); n < 10 {
+			t.Errorf("case %d colour %s: %d pixels in the data", i, Palette()[i], n)
+		}
+	}
+}
+
+// renderPNG draws d as a PNG and decodes it; legendX is the pixel column
+// where the legend column begins.
+func renderPNG(t *testing.T, d *result.Document, k Kind) (*Figure, image.Image, int) {
+	t.Helper()
+	f, err := Draw(d, k, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,15 +145,5 @@ func TestLineColoursDistinctInLegend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	legendX := int(float64(f.legendX) * DPI / 72)
-	for i := 0; i < 12; i++ {
-		c := palette[i]
-		rgb := [3]uint8{c.R, c.G, c.B}
-		if n := count(img, rgb, legendX, f.width); n < 3 {
-			t.Errorf("case %d colour %s: %d pixels in the legend", i, Palette()[i], n)
-		}
-		if n := count(img, rgb, 0, legendX); n < 10 {
-			t.Errorf("case %d colour %s: %d pixels in the data", i, Palette()[i], n)
-		}
-	}
+	return f, img, int(float64(f.legendX) * DPI / 72)
 }
