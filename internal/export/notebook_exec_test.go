@@ -263,6 +263,9 @@ func comparePanels(want, got []plot.PanelData) []string {
 		if len(w.XTicks) > 0 && strings.Join(w.XTicks, "|") != strings.Join(g.XTicks, "|") {
 			diffs = append(diffs, fmt.Sprintf("%s: x labels %q, pre-rendered %q", at, g.XTicks, w.XTicks))
 		}
+		if len(w.Texts) > 0 && strings.Join(w.Texts, "|") != strings.Join(g.Texts, "|") {
+			diffs = append(diffs, fmt.Sprintf("%s: numbers on the bars %q, pre-rendered %q", at, g.Texts, w.Texts))
+		}
 		diffs = append(diffs, compareSeries(at+" bars", w.Bars, g.Bars)...)
 		diffs = append(diffs, compareSeries(at+" lines", w.Lines, g.Lines)...)
 	}

@@ -172,6 +172,20 @@ def hatch(i):
     return STYLE["hatches"][(i // len(STYLE["palette"])) % len(STYLE["hatches"])]
 
 
+def short(v):
+    """A value written on a bar, as simrun writes it: three or four figures."""
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
 def axis_label(path):
     return STYLE["labels"].get(path, path.replace("_", " "))
 
@@ -187,6 +201,7 @@ def record(kind, fig):
     for ax in fig.axes:
         panel = {"title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
                  "yscale": ax.get_yscale(), "bars": [], "lines": [],
+                 "texts": [t.get_text() for t in ax.texts],
                  "xticks": [t.get_text() for t in ax.get_xticklabels()]}
         for c in ax.containers:
             if hasattr(c, "patches"):
@@ -231,11 +246,12 @@ fig, ax = plt.subplots(figsize=FIGSIZE)
 width = 0.8 / len(series)
 for i, serie in enumerate(series):
     xs = [c + (i - (len(series) - 1) / 2) * width for c in range(len(clusters))]
-    ys = [values.get((c, serie), (None, None))[0] or 0 for c in clusters]
-    errs = [values.get((c, serie), (None, None))[1] or 0 for c in clusters]
+    got = [values.get((c, serie), (None, None)) for c in clusters]
+    ys = [v or 0 for v, _ in got]
+    errs = [e or 0 for _, e in got]
     bars = ax.bar(xs, ys, width, yerr=errs if any(errs) else None, capsize=3, label=serie or None,
                   color=colour(i), hatch=hatch(i) or None)
-    ax.bar_label(bars, labels=[f"{y:.4g}" for y in ys], fontsize=8)
+    ax.bar_label(bars, labels=["n/a" if v is None else short(v) for v, _ in got], fontsize=8)
 ax.set_xticks(range(len(clusters)))
 ax.set_xticklabels(clusters)
 ax.set_ylabel(axis_label(metric))
@@ -395,7 +411,7 @@ for i, comp in enumerate(components):
     ax.bar(range(len(CASES)), ys, 0.6, bottom=bottom, label=comp.replace("_", " "), color=colour(i), hatch=hatch(i) or None)
     bottom = [b + y for b, y in zip(bottom, ys)]
 for i, total in enumerate(bottom):
-    ax.annotate(f"{total:.3g}", (i, total), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+    ax.annotate(short(total), (i, total), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
 ax.set_xticks(range(len(CASES)))
 ax.set_xticklabels([label(case) for case in CASES])
 if block == "commit_breakdown_ms":

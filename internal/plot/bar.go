@@ -144,9 +144,11 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 			for c := range g.clusters {
 				if !g.has[s][c] {
 					marks.add(float64(c), 0, 0, "n/a")
+					opt.rec.text(p, "n/a")
 					continue
 				}
 				marks.add(float64(c), g.val[s][c], g.ci[s][c], short(g.val[s][c]))
+				opt.rec.text(p, short(g.val[s][c]))
 			}
 		}
 		for c := range g.clusters {
@@ -169,6 +171,7 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 		marks := &barMarks{}
 		for c, t := range totals {
 			marks.add(float64(c), t, 0, short(t))
+			opt.rec.text(p, short(t))
 			top = math.Max(top, t)
 		}
 		p.Add(marks)

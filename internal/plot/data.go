@@ -15,6 +15,7 @@ type PanelData struct {
 	YScale string       `json:"yscale"`           // "linear" or "log"
 	XTicks []string     `json:"xticks,omitempty"` // category labels of a bar chart
 	Bars   []SeriesData `json:"bars,omitempty"`   // one per colour, bottom of the stack first
+	Texts  []string     `json:"texts,omitempty"`  // values written on bars, in drawing order
 	Lines  []SeriesData `json:"lines,omitempty"`  // one per legend entry
 }
 
@@ -53,6 +54,15 @@ func (r *dataRecorder) bars(p *gplot.Plot, g grid) {
 	for s, name := range g.series {
 		d.Bars = append(d.Bars, SeriesData{Label: name, Y: append([]float64(nil), g.val[s]...)})
 	}
+}
+
+func (r *dataRecorder) text(p *gplot.Plot, s string) {
+	d := r.panel(p)
+	d.Texts = append(d.Texts, s)
+}
+
+func (r *dataRecorder) ticks(p *gplot.Plot, labels []string) {
+	r.panel(p).XTicks = labels
 }
 
 func (r *dataRecorder) line(p *gplot.Plot, label string, xys plotter.XYs) {

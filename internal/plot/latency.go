@@ -96,6 +96,11 @@ func drawLatency(d *result.Document, cases []result.Case, opt Options) ([]*gplot
 		}
 	}
 	p.X.Tick.Marker = ticks
+	var tickLabels []string
+	for _, tk := range ticks {
+		tickLabels = append(tickLabels, tk.Label)
+	}
+	opt.rec.ticks(p, tickLabels)
 	p.X.Min, p.X.Max = nines(40), xmax+0.15
 	if ymin > 0 && ymax/ymin > 50 {
 		p.Y.Scale = gplot.LogScale{}
