@@ -49,6 +49,7 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 	if err != nil {
 		return nil, nil, "", err
 	}
+	stamp(doc)
 	text, _ := scenarios.Text(input)
 	return doc, text, filepath.Base(sc.File), nil
 }
