@@ -37,6 +37,8 @@ type Document struct {
 type Axis struct {
 	Key    string `json:"key"`
 	Values []any  `json:"values"`
+	// Unit of numeric values: "bytes/s", "bytes", "s", or empty.
+	Unit string `json:"unit,omitempty"`
 }
 
 // Shard says which rows of the whole grid a partial result holds.
@@ -109,7 +111,7 @@ func Marshal(d *Document) ([]byte, error) {
 			}
 			vals[j] = nv
 		}
-		out.Sweep[i] = Axis{Key: a.Key, Values: vals}
+		out.Sweep[i] = Axis{Key: a.Key, Values: vals, Unit: a.Unit}
 	}
 	if len(out.Sweep) == 0 {
 		out.Sweep = nil
