@@ -123,8 +123,11 @@ type Options struct {
 	Replications int      // independent seeds per row; 0 means 1
 	Sweep        []Axis   // grid of overrides; each point is a row per case
 	Shard        Shard
-	Workers      int                   // parallel runs; 0 means GOMAXPROCS
-	Progress     func(done, total int) // called after each run completes
+	Workers      int // parallel runs; 0 means GOMAXPROCS
+	// Analyse adds to each row its steady-state check, bottleneck and
+	// analytical twin (result.Case's optional fields).
+	Analyse  bool
+	Progress func(done, total int) // called after each run completes
 }
 
 // ErrInterrupted is returned with a partial document when the context is
@@ -351,7 +354,11 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 			doc.Partial = true
 			continue
 		}
-		doc.Cases = append(doc.Cases, rowCase(row, base, result.Aggregate(metrics[i])))
+		rc := rowCase(row, base, result.Aggregate(metrics[i]))
+		if opt.Analyse {
+			Analyse(row.Case, &rc)
+		}
+		doc.Cases = append(doc.Cases, rc)
 		completed = append(completed, row.Index)
 	}
 	if opt.Shard.Count > 0 {

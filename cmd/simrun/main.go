@@ -75,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.runCmd(rest, false)
 	case "sweep":
 		err = e.runCmd(rest, true)
+	case "plan":
+		err = e.planCmd(rest)
 	case "merge":
 		err = e.mergeCmd(rest)
 	case "explain":
@@ -223,7 +225,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if f.replications < 1 {
 		return usagef("--replications must be >= 1, got %d", f.replications)
 	}
-	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers}
+	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers, Analyse: true}
 	if f.shard != "" {
 		if opt.Shard, err = scenarios.ParseShard(f.shard); err != nil {
 			return usageError{err.Error()}
@@ -276,6 +278,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if err := e.write(doc, format, f.out, sweep); err != nil {
 		return err
 	}
+	writeNotes(e.stderr, doc)
 	if errors.Is(runErr, scenarios.ErrInterrupted) {
 		return fmt.Errorf("interrupted: wrote %d completed rows, marked partial", len(doc.Cases))
 	}

@@ -60,6 +60,10 @@ type Case struct {
 	Duration *float64 `json:"duration_s,omitempty"`
 	Warmup   *float64 `json:"warmup_s,omitempty"`
 	Metrics  Metrics  `json:"metrics"`
+	// Optional analysis of the row (analysis.go).
+	Steady     *Steady     `json:"steady_state,omitempty"`
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	Twin       *Twin       `json:"twin,omitempty"`
 }
 
 // Metrics is a tree of named values. Leaves are float64, int64 (or other Go

@@ -1,0 +1,91 @@
+package scenarios
+
+import (
+	"math"
+
+	"simrun/internal/result"
+	"simrun/internal/twin"
+)
+
+// twinGapPct is the gap between simulation and twin above which a row is
+// flagged: MVA of a product-form network is exact, and the sysbench cycle
+// is close to one (exponential-like service, FIFO), so a gap above a
+// quarter means a mechanism the twin leaves out binds — a checkpoint stall,
+// a cap, lock or commit-order waits — and deserves a look.
+const twinGapPct = 25
+
+// Twin sets a closed queueing-network estimate beside a row: for a
+// sysbench case, exact MVA over the client think time (the client round
+// trips), the machine's cores (the transaction's CPU time) and the log
+// devices (each log sync, write + flush at the device's mean figures, shared
+// by the group the simulation formed); for a replica, the bound of its
+// serial coordinator and its workers from their configured CPU costs. It
+// returns nil for other workloads.
+func Twin(c *Case, m result.Metrics) *result.Twin {
+	switch c.Config.Workload.Kind {
+	case "sysbench":
+		return sysbenchTwin(c, m)
+	case "replication":
+		return applierTwin(c, m)
+	}
+	return nil
+}
+
+func sysbenchTwin(c *Case, m result.Metrics) *result.Twin {
+	tps, ok := metric(m, "tps")
+	tx, _ := metric(m, "transactions")
+	if !ok || !(tx > 0) {
+		return nil
+	}
+	ms := func(p string) float64 { v, _ := metric(m, "commit_breakdown_ms."+p); return v / 1000 }
+	w, _ := metric(m, "disk.w_await_ms")
+	f, _ := metric(m, "disk.f_await_ms")
+	stations := []twin.Station{{Name: "cpu", Demand: ms("cpu"), Servers: c.Config.Machine.Cores}}
+	for _, log := range []string{"redo", "binlog"} {
+		if n, ok := metric(m, "commit_fsyncs."+log); ok && n > 0 {
+			stations = append(stations, twin.Station{Name: log + "_log", Demand: n / tx * (w + f) / 1000, Servers: 1})
+		}
+	}
+	// Page reads and stalls are waits the twin does not model: a delay.
+	stations = append(stations, twin.Station{Name: "page_reads+stalls", Demand: ms("page_read") + ms("checkpoint_stall"), Servers: 0})
+	e, err := twin.MVA(stations, c.Config.Workload.Sysbench.Threads, ms("client_rtt"))
+	if err != nil {
+		return nil
+	}
+	return twinResult("closed MVA: client round trips, cpu, log syncs", tps, e.Throughput, e.Bound, "")
+}
+
+func applierTwin(c *Case, m result.Metrics) *result.Twin {
+	tps, ok := metric(m, "applier.tps")
+	events, _ := metric(m, "applier.trx_events")
+	updates, _ := metric(m, "applier.updates_per_trx")
+	if !ok || !(events > 0) {
+		return nil
+	}
+	a := c.Config.Applier
+	coord := a.CPU.SchedulePerTrx.Seconds() + events*a.CPU.ParsePerEvent.Seconds()
+	worker := a.CPU.ApplyPerTrx.Seconds() + updates*a.CPU.ApplyPerUpdate.MeanDuration().Seconds() + a.CPU.CommitPerTrx.Seconds()
+	bound, name := math.Inf(1), ""
+	for _, s := range []struct {
+		name string
+		x    float64
+	}{{"coordinator", 1 / coord}, {"workers", float64(a.Workers) / worker}, {"cpu", float64(c.Config.Machine.Cores) / (coord + worker)}} {
+		if s.x < bound {
+			bound, name = s.x, s.name
+		}
+	}
+	note := ""
+	if src, ok := metric(m, "applier.source_tps"); ok && src > 0 && src < bound {
+		bound, name, note = src, "source", "online: the replica cannot apply faster than the source commits"
+	}
+	return twinResult("asymptotic bound: coordinator, workers, cpu", tps, bound, name, note)
+}
+
+func twinResult(model string, sim, est float64, bound, note string) *result.Twin {
+	t := &result.Twin{Model: model, TPS: est, SimTPS: sim, Bound: bound, Note: note}
+	if est > 0 {
+		t.GapPct = (sim - est) / est * 100
+		t.Flagged = math.Abs(t.GapPct) > twinGapPct
+	}
+	return t
+}
