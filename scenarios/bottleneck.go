@@ -64,6 +64,8 @@ func Bottleneck(c *Case, m result.Metrics) *result.Bottleneck {
 	}
 	coord, ok := metric(m, "applier.coordinator_busy_pct")
 	add("coordinator", "applier.coordinator_busy_pct", coord, ok)
+	sched, ok := metric(m, "applier.scheduler_busy_pct") // CSA's coordinator
+	add("coordinator", "applier.scheduler_busy_pct", sched, ok)
 	wk, ok := metric(m, "applier.worker_busy_pct")
 	add("applier_workers", "applier.worker_busy_pct", wk, ok)
 	acpu, ok := metric(m, "applier.cpu_util_pct")

@@ -19,7 +19,8 @@ const twinGapPct = 25
 // trips), the machine's cores (the transaction's CPU time) and the log
 // devices (each log sync, write + flush at the device's mean figures, shared
 // by the group the simulation formed); for a replica, the bound of its
-// serial coordinator and its workers from their configured CPU costs. It
+// serial coordinator and its workers from their configured CPU costs (and,
+// for a worker, its measured wait for a durable commit). It
 // returns nil for other workloads.
 func Twin(c *Case, m result.Metrics) *result.Twin {
 	switch c.Config.Workload.Kind {
@@ -65,6 +66,13 @@ func applierTwin(c *Case, m result.Metrics) *result.Twin {
 	a := c.Config.Applier
 	coord := a.CPU.SchedulePerTrx.Seconds() + events*a.CPU.ParsePerEvent.Seconds()
 	worker := a.CPU.ApplyPerTrx.Seconds() + updates*a.CPU.ApplyPerUpdate.MeanDuration().Seconds() + a.CPU.CommitPerTrx.Seconds()
+	// A worker holds its transaction until the commit is durable: the
+	// wait for the log syncs, as measured, is part of its demand.
+	if wait, ok := metric(m, "applier.worker_commit_wait_s"); ok {
+		if n, _ := metric(m, "applier.trx_committed"); n > 0 {
+			worker += wait / n
+		}
+	}
 	bound, name := math.Inf(1), ""
 	for _, s := range []struct {
 		name string
