@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"simrun/internal/result"
 	"simrun/sim"
 )
 
@@ -142,30 +143,7 @@ func (k Knob) Report(x float64) any {
 }
 
 // Format prints x with the knob's unit, for tables and messages.
-func (k Knob) Format(x float64) string {
-	switch k.kind {
-	case knobRate:
-		return humanUnit(x, "B/s")
-	case knobBytes:
-		return sim.Bytes(int64(math.Round(x))).String()
-	case knobDuration:
-		return sim.Duration(time.Duration(math.Round(x * 1e9))).String()
-	}
-	return strconv.FormatFloat(x, 'g', 6, 64)
-}
-
-// humanUnit prints x with a decimal prefix: 40000000 B/s is "40MB/s".
-func humanUnit(x float64, unit string) string {
-	for _, p := range []struct {
-		s string
-		m float64
-	}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
-		if math.Abs(x) >= p.m {
-			return strconv.FormatFloat(x/p.m, 'g', 4, 64) + p.s + unit
-		}
-	}
-	return strconv.FormatFloat(x, 'g', 4, 64) + unit
-}
+func (k Knob) Format(x float64) string { return result.FormatUnit(x, k.Unit) }
 
 // Range is a span of a knob's values: LO..HI, optionally with :N (N points,
 // evenly spaced, ends included) or *F (LO, LO·F, LO·F², ... up to HI).

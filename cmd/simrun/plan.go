@@ -456,24 +456,12 @@ func (r *PlanReport) stats(p *plan.Point) string {
 	for k, c := range r.cons {
 		s := p.Stats[k]
 		mark := "ok"
-		if !holds(c, s.Mean) {
+		if !c.Holds(s.Mean) {
 			mark = "MISSES " + c.String()
 		}
 		parts = append(parts, fmt.Sprintf("%s = %s ± %s (%s)", c.Metric, num(s.Mean), num(s.CI95), mark))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func holds(c plan.Constraint, x float64) bool {
-	switch c.Op {
-	case ">=":
-		return x >= c.Value
-	case "<=":
-		return x <= c.Value
-	case ">":
-		return x > c.Value
-	}
-	return x < c.Value
 }
 
 // num prints a figure with four significant digits (whole numbers from

@@ -45,8 +45,8 @@ func (c Constraint) String() string {
 	return c.Metric + c.Op + strconv.FormatFloat(c.Value, 'g', -1, 64)
 }
 
-// holds reports whether a value satisfies the constraint.
-func (c Constraint) holds(x float64) bool {
+// Holds reports whether a value satisfies the constraint.
+func (c Constraint) Holds(x float64) bool {
 	switch c.Op {
 	case ">=":
 		return x >= c.Value
@@ -61,5 +61,5 @@ func (c Constraint) holds(x float64) bool {
 // decided reports whether the interval mean ± h lies wholly on one side
 // of the threshold.
 func (c Constraint) decided(mean, h float64) bool {
-	return c.holds(mean-h) == c.holds(mean+h)
+	return c.Holds(mean-h) == c.Holds(mean+h)
 }

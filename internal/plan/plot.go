@@ -8,6 +8,7 @@ import (
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -106,11 +107,32 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 				}
 			}
 		}
-		p.Legend.Top = true
+		// A goal (>=) rises along the axis and leaves the lower right
+		// empty; a limit (<=) falls and leaves the upper right.
+		p.Legend.Top = c.Op == "<=" || c.Op == "<"
+		sansFonts(p)
+		if lo, hi := pts[0].X[0], pts[len(pts)-1].X[0]; lo > 0 && hi/lo >= 8 {
+			p.X.Scale = gplot.LogScale{}
+			p.X.Min, p.X.Max = lo/1.1, hi*1.1
+		}
 		if in.XFormat != nil {
 			f := in.XFormat
+			var base gplot.Ticker = gplot.DefaultTicks{}
+			if _, log := p.X.Scale.(gplot.LogScale); log {
+				base = gplot.LogTicks{Prec: -1}
+			}
+			if len(pts) <= 14 {
+				// Few points: a labelled tick at each value evaluated.
+				var ts gplot.ConstantTicks
+				for i, pt := range pts {
+					if i == 0 || pt.X[0] != pts[i-1].X[0] {
+						ts = append(ts, gplot.Tick{Value: pt.X[0], Label: f(pt.X[0])})
+					}
+				}
+				base = ts
+			}
 			p.X.Tick.Marker = gplot.TickerFunc(func(lo, hi float64) []gplot.Tick {
-				ts := gplot.DefaultTicks{}.Ticks(lo, hi)
+				ts := base.Ticks(lo, hi)
 				for i := range ts {
 					if ts[i].Label != "" {
 						ts[i].Label = f(ts[i].Value)
@@ -119,7 +141,9 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 				return ts
 			})
 		}
-		p.Add(plotter.NewGrid())
+		g := plotter.NewGrid()
+		g.Vertical.Color, g.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
+		p.Add(g)
 		panels = append(panels, p)
 	}
 	wpt, hpt := 8*vg.Inch, vg.Length(2.6*float64(len(panels)))*vg.Inch
@@ -147,4 +171,12 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 	}
 	_, err := c.WriteTo(w)
 	return err
+}
+
+// sansFonts sets every text of p in the sans-serif face the other charts
+// use.
+func sansFonts(p *gplot.Plot) {
+	for _, ts := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
+		ts.Font.Variant = "Sans"
+	}
 }

@@ -390,7 +390,7 @@ func (s *searcher) point(x float64, phase string) (*Point, error) {
 	}
 	p.Feasible, p.Failed = true, nil
 	for k, c := range s.cfg.Constraints {
-		if !c.holds(p.Stats[k].Mean) {
+		if !c.Holds(p.Stats[k].Mean) {
 			p.Feasible = false
 			p.Failed = append(p.Failed, c.String())
 		}
@@ -413,7 +413,7 @@ func (s *searcher) judge(samples [][]float64) ([]Stat, bool) {
 		c := s.cfg.Constraints[k]
 		d := c.decided(m, h)
 		all = all && d
-		failed = failed || (d && !c.holds(m))
+		failed = failed || (d && !c.Holds(m))
 	}
 	return stats, all || failed
 }

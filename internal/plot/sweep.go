@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"math"
 	"sort"
-	"strconv"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -98,41 +97,7 @@ func capacityAxis(lat []float64) bool {
 }
 
 // axisLabel formats a numeric swept value in the axis's unit.
-func axisLabel(x float64, unit string) string {
-	switch unit {
-	case "bytes/s":
-		return humanSI(x, "B/s")
-	case "bytes":
-		return humanSI(x, "B")
-	case "s":
-		return humanDuration(x)
-	}
-	return result.FormatValue(x)
-}
-
-func humanSI(x float64, unit string) string {
-	for _, p := range []struct {
-		s string
-		m float64
-	}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
-		if math.Abs(x) >= p.m {
-			return strconv.FormatFloat(x/p.m, 'g', 4, 64) + p.s + unit
-		}
-	}
-	return strconv.FormatFloat(x, 'g', 4, 64) + unit
-}
-
-func humanDuration(sec float64) string {
-	switch a := math.Abs(sec); {
-	case a == 0 || a >= 1:
-		return strconv.FormatFloat(sec, 'g', 4, 64) + "s"
-	case a >= 1e-3:
-		return strconv.FormatFloat(sec*1e3, 'g', 4, 64) + "ms"
-	case a >= 1e-6:
-		return strconv.FormatFloat(sec*1e6, 'g', 4, 64) + "us"
-	}
-	return strconv.FormatFloat(sec*1e9, 'g', 4, 64) + "ns"
-}
+func axisLabel(x float64, unit string) string { return result.FormatUnit(x, unit) }
 
 func drawSweep(d *result.Document, cases []result.Case, opt Options) ([]*gplot.Plot, error) {
 	if len(d.Sweep) == 0 {
