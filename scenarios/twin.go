@@ -16,9 +16,10 @@ const twinGapPct = 25
 
 // Twin sets a closed queueing-network estimate beside a row: for a
 // sysbench case, exact MVA over the client think time (the client round
-// trips), the machine's cores (the transaction's CPU time) and the log
-// devices (each log sync, write + flush at the device's mean figures, shared
-// by the group the simulation formed); for a replica, the bound of its
+// trips), the machine's cores (the transaction's CPU time) and each log
+// (a group-commit round, write + sync as a transaction of the group sees
+// it, whole for every member and shared by the group the simulation formed
+// for the log's capacity); for a replica, the bound of its
 // serial coordinator and its workers from their configured CPU costs (and,
 // for a worker, its measured wait for a durable commit). It
 // returns nil for other workloads.
@@ -39,13 +40,21 @@ func sysbenchTwin(c *Case, m result.Metrics) *result.Twin {
 		return nil
 	}
 	ms := func(p string) float64 { v, _ := metric(m, "commit_breakdown_ms."+p); return v / 1000 }
-	w, _ := metric(m, "disk.w_await_ms")
-	f, _ := metric(m, "disk.f_await_ms")
 	stations := []twin.Station{{Name: "cpu", Demand: ms("cpu"), Servers: c.Config.Machine.Cores}}
-	for _, log := range []string{"redo", "binlog"} {
-		if n, ok := metric(m, "commit_fsyncs."+log); ok && n > 0 {
-			stations = append(stations, twin.Station{Name: log + "_log", Demand: n / tx * (w + f) / 1000, Servers: 1})
+	for _, log := range []struct{ name, group string }{{"redo", "tx_per_group.redo_sync"}, {"binlog", "tx_per_group.binlog"}} {
+		// One group-commit round: the write and the sync a transaction's
+		// own group waits for. Every member waits the whole round (a
+		// delay); the log serves one round at a time for the group, so
+		// its queueing demand per transaction is the round over the
+		// group size.
+		round := ms(log.name+"_write") + ms(log.name+"_fsync")
+		g, _ := metric(m, log.group)
+		if !(round > 0) || !(g >= 1) {
+			continue
 		}
+		stations = append(stations,
+			twin.Station{Name: log.name + "_log", Demand: round / g, Servers: 1},
+			twin.Station{Name: log.name + "_round", Demand: round * (1 - 1/g), Servers: 0})
 	}
 	// Page reads and stalls are waits the twin does not model: a delay.
 	stations = append(stations, twin.Station{Name: "page_reads+stalls", Demand: ms("page_read") + ms("checkpoint_stall"), Servers: 0})

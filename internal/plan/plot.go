@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"sort"
 
 	gplot "gonum.org/v1/plot"
@@ -123,11 +124,27 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 			}
 			if len(pts) <= 14 {
 				// Few points: a labelled tick at each value evaluated.
-				var ts gplot.ConstantTicks
-				for i, pt := range pts {
-					if i == 0 || pt.X[0] != pts[i-1].X[0] {
-						ts = append(ts, gplot.Tick{Value: pt.X[0], Label: f(pt.X[0])})
+				// Labels closer than 1/25 of the axis to the last one are
+				// left off, so that a bisection's crowd stays readable.
+				_, log := p.X.Scale.(gplot.LogScale)
+				pos := func(x float64) float64 {
+					if log {
+						return math.Log(x)
 					}
+					return x
+				}
+				span := pos(pts[len(pts)-1].X[0]) - pos(pts[0].X[0])
+				var ts gplot.ConstantTicks
+				last := math.Inf(-1)
+				for i, pt := range pts {
+					if i > 0 && pt.X[0] == pts[i-1].X[0] {
+						continue
+					}
+					t := gplot.Tick{Value: pt.X[0]}
+					if pos(pt.X[0])-last >= span/25 {
+						t.Label, last = f(pt.X[0]), pos(pt.X[0])
+					}
+					ts = append(ts, t)
 				}
 				base = ts
 			}
