@@ -74,9 +74,11 @@ func applierTwin(c *Case, m result.Metrics) *result.Twin {
 	}
 	a := c.Config.Applier
 	coord := a.CPU.SchedulePerTrx.Seconds() + events*a.CPU.ParsePerEvent.Seconds()
-	worker := a.CPU.ApplyPerTrx.Seconds() + updates*a.CPU.ApplyPerUpdate.MeanDuration().Seconds() + a.CPU.CommitPerTrx.Seconds()
+	cpu := a.CPU.ApplyPerTrx.Seconds() + updates*a.CPU.ApplyPerUpdate.MeanDuration().Seconds() + a.CPU.CommitPerTrx.Seconds()
 	// A worker holds its transaction until the commit is durable: the
-	// wait for the log syncs, as measured, is part of its demand.
+	// wait for the log syncs, as measured, is part of its demand (not of
+	// the CPU's).
+	worker := cpu
 	if wait, ok := metric(m, "applier.worker_commit_wait_s"); ok {
 		if n, _ := metric(m, "applier.trx_committed"); n > 0 {
 			worker += wait / n
@@ -86,7 +88,7 @@ func applierTwin(c *Case, m result.Metrics) *result.Twin {
 	for _, s := range []struct {
 		name string
 		x    float64
-	}{{"coordinator", 1 / coord}, {"workers", float64(a.Workers) / worker}, {"cpu", float64(c.Config.Machine.Cores) / (coord + worker)}} {
+	}{{"coordinator", 1 / coord}, {"workers", float64(a.Workers) / worker}, {"cpu", float64(c.Config.Machine.Cores) / (coord + cpu)}} {
 		if s.x < bound {
 			bound, name = s.x, s.name
 		}
