@@ -57,11 +57,18 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 		st.Warnings = append(st.Warnings, fmt.Sprintf(format, args...))
 		need = math.Max(need, needed)
 	}
-	if !settled {
+	switch {
+	case len(xs) < 4*stats.MSERBatch:
+		warn(4*stats.MSERBatch*interval, "only %d intervals of throughput: MSER-5 needs at least %d to judge the warm-up",
+			len(xs), 4*stats.MSERBatch)
+	case !settled:
 		// The series was still moving over its second half: at least twice
 		// as long, so that what MSER-5 cuts is the first half at most.
 		warn(2*dur, "throughput still trending: MSER-5 finds no steady state in %gs (its best cut is at %gs, in the second half); run at least %gs",
 			dur, st.TransientS, 2*dur)
+	}
+	if len(xs) < 4*stats.MSERBatch {
+		st.Settled = false
 	}
 	if avg, ok1 := metric(m, "checkpoint_age_mb.avg"); ok1 {
 		p50, _ := metric(m, "checkpoint_age_mb.p50")

@@ -597,6 +597,17 @@ func writeNotes(w io.Writer, doc *result.Document) {
 			label += " [" + strings.Join(ks, " ") + "]"
 		}
 		if s := c.Steady; s != nil && s.TooShort {
+			if len(doc.Cases) > 3 {
+				// Many rows: one line each, the checks named.
+				var why []string
+				for _, x := range s.Warnings {
+					x, _, _ = strings.Cut(x, " (")
+					x, _, _ = strings.Cut(x, ":")
+					why = append(why, x)
+				}
+				fmt.Fprintf(w, "warning: %s: too short for steady state, run at least %gs (%s; steady_state in the JSON says more)\n", label, s.NeededS, strings.Join(why, "; "))
+				continue
+			}
 			fmt.Fprintf(w, "warning: %s: too short for steady state; run at least %gs:\n", label, s.NeededS)
 			for _, x := range s.Warnings {
 				fmt.Fprintf(w, "  - %s\n", x)
