@@ -401,7 +401,8 @@ type PlanVary struct {
 
 // PlanFront is a frontier point with its values formatted.
 type PlanFront struct {
-	Y, X string
+	Y string `json:"y"` // the second parameter's value
+	X string `json:"x"` // the best value of the first there, or "none in range"
 }
 
 func (ev *planEval) report(sc *scenarios.Scenario, cfg plan.Config, res *plan.Result) *PlanReport {

@@ -196,3 +196,25 @@ func TestRunWarnsTooShort(t *testing.T) {
 		t.Errorf("twin %+v", tw)
 	}
 }
+
+// TestPlanDeterministic: the same plan gives byte-identical JSON whatever
+// the number of parallel runs, and a two-parameter plan gives a frontier.
+func TestPlanDeterministic(t *testing.T) {
+	args := []string{"plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s", "--format", "json",
+		"--goal", "tps>=3000", "--vary", "volume.bandwidth_max=20MB/s..100MB/s:9", "--vary", "workload.sysbench.threads=8..16*2"}
+	one, e1, c1 := simrun(t, append(args, "--workers", "1")...)
+	three, e3, c3 := simrun(t, append(args, "--workers", "3")...)
+	if c1 != 0 || c3 != 0 {
+		t.Fatalf("exit %d, %d: %s %s", c1, c3, e1, e3)
+	}
+	if one != three {
+		t.Error("--workers changed the plan's output")
+	}
+	var rep PlanReport
+	if err := json.Unmarshal([]byte(one), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Frontier) != 2 || rep.Frontier[1].X != "40MB/s" {
+		t.Errorf("frontier %+v, want two points, 40MB/s at 16 threads", rep.Frontier)
+	}
+}
