@@ -12,9 +12,10 @@ import (
 // the models emit (nothing is measured twice): the machine's CPU, the
 // volume's bandwidth and IOPS caps (throughput over the configured cap, an
 // I/O counting max(1, ceil(size/io_unit)) IOPS as the volume counts it;
-// the share of the run spent held at the cap is kept as evidence), the serial redo and binlog log syncs (syncs per second ×
-// the device's mean write + flush time: a log syncs one group at a time),
-// and for a replica the coordinator, the workers and commit order. The
+// the share of the run spent held at the cap is kept as evidence), the
+// redo and binlog logs (rounds per second × a round's write + sync as its
+// transactions see it: a log runs one group-commit round at a time), and
+// for a replica the coordinator, the workers and commit order. The
 // first is the resource that binds. It returns nil when no candidate is
 // present.
 func Bottleneck(c *Case, m result.Metrics) *result.Bottleneck {
@@ -52,14 +53,16 @@ func Bottleneck(c *Case, m result.Metrics) *result.Bottleneck {
 	}
 	if tx, ok := metric(m, "transactions"); ok && tx > 0 {
 		tps, _ := metric(m, "tps")
-		w, _ := metric(m, "disk.w_await_ms")
-		f, _ := metric(m, "disk.f_await_ms")
 		for _, log := range []string{"redo", "binlog"} {
 			n, ok := metric(m, "commit_fsyncs."+log)
-			if ok && n > 0 {
-				perSec := n / tx * tps
-				add(log+"_fsync", "commit_fsyncs."+log+" × (disk.w_await_ms + disk.f_await_ms)", perSec*(w+f)/1000*100, true)
+			if !ok || !(n > 0) {
+				continue
 			}
+			// A group-commit round, write then sync, as a transaction of
+			// the group sees it; the log runs one round at a time.
+			w, _ := metric(m, "commit_breakdown_ms."+log+"_write")
+			f, _ := metric(m, "commit_breakdown_ms."+log+"_fsync")
+			add(log+"_fsync", "commit_fsyncs."+log+"/s × (commit_breakdown_ms."+log+"_write + "+log+"_fsync)", n/tx*tps*(w+f)/1000*100, true)
 		}
 	}
 	coord, ok := metric(m, "applier.coordinator_busy_pct")

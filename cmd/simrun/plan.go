@@ -585,8 +585,20 @@ func planPlotInput(r *PlanReport) plan.PlotInput {
 }
 
 // writeNotes prints each row's steady-state warnings and, when the twin is
-// far from the simulation, that too, on stderr.
+// far from the simulation, that too, on stderr; then, for up to a dozen
+// rows, the resource that binds each.
 func writeNotes(w io.Writer, doc *result.Document) {
+	var binds []string
+	for _, c := range doc.Cases {
+		if b := c.Bottleneck; b != nil {
+			binds = append(binds, fmt.Sprintf("%s %s %.0f %%", c.Name, b.Resource, b.UtilPct))
+		}
+	}
+	defer func() {
+		if len(binds) > 0 && len(binds) <= 12 {
+			fmt.Fprintf(w, "bottleneck: %s\n", strings.Join(binds, " · "))
+		}
+	}()
 	for _, c := range doc.Cases {
 		label := c.Name
 		if len(c.Point) > 0 {
