@@ -1,0 +1,97 @@
+package realdb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// column is one figure of the tables.
+type column struct {
+	head string
+	get  func(Figures) float64
+	fmt  string
+}
+
+var columns = []column{
+	{"TPS", func(f Figures) float64 { return f.TPS }, "%.0f"},
+	{"flushes/tx", func(f Figures) float64 { return f.FlushesPerTx }, "%.3f"},
+	{"writes/tx", func(f Figures) float64 { return f.WritesPerTx }, "%.2f"},
+	{"write KiB/tx", func(f Figures) float64 { return f.WriteKBPerTx }, "%.1f"},
+	{"tx/redo sync", func(f Figures) float64 { return f.TxPerRedoSync }, "%.2f"},
+	{"tx/binlog group", func(f Figures) float64 { return f.TxPerGroup }, "%.2f"},
+	{"CPU us/tx", func(f Figures) float64 { return f.ServerCPUUs + f.ClientCPUUs }, "%.0f"},
+}
+
+func label(s Setting) string {
+	if !s.Binlog {
+		return fmt.Sprintf("off, flush=%d", s.Flush)
+	}
+	return fmt.Sprintf("on, sync_binlog=%d, flush=%d", s.sync(), s.Flush)
+}
+
+func rng(p Point, c column) string {
+	r := p.Range(c.get)
+	if len(p.Runs) == 1 || fmt.Sprintf(c.fmt, r.Min) == fmt.Sprintf(c.fmt, r.Max) {
+		return fmt.Sprintf(c.fmt, r.Mean)
+	}
+	return fmt.Sprintf(c.fmt+"–"+c.fmt, r.Min, r.Max)
+}
+
+// MeasuredMarkdown is the measured points as a markdown table: each cell
+// the range over the repeats. CPU is mariadbd's plus sysbench's; the
+// server's alone and its system share are in the last columns.
+func MeasuredMarkdown(pts []Point) string {
+	var b strings.Builder
+	b.WriteString("| binlog, setting | threads |")
+	for _, c := range columns {
+		b.WriteString(" " + c.head + " |")
+	}
+	b.WriteString(" server CPU us/tx (sys) | redo B/tx | binlog B/tx | load |\n|---|---|")
+	for range columns {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|---|---|---|\n")
+	for _, p := range pts {
+		fmt.Fprintf(&b, "| %s | %d |", label(p.Setting), p.Setting.Threads)
+		for _, c := range columns {
+			b.WriteString(" " + rng(p, c) + " |")
+		}
+		srv := p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean
+		sys := p.Range(func(f Figures) float64 { return f.ServerSysUs }).Mean
+		fmt.Fprintf(&b, " %.0f (%.0f) | %.0f | %.0f |", srv, sys,
+			p.Range(func(f Figures) float64 { return f.RedoBytesTx }).Mean, p.Range(func(f Figures) float64 { return f.BinlogBytesTx }).Mean)
+		b.WriteString(" " + loadRange(p) + " |\n")
+	}
+	return b.String()
+}
+
+func loadRange(p Point) string {
+	lo, hi := 1e9, -1.0
+	for _, f := range p.Runs {
+		lo, hi = min(lo, f.Load), max(hi, f.Load)
+	}
+	return fmt.Sprintf("%.1f–%.1f", lo, hi)
+}
+
+// Markdown is measured ranges beside simrun's predictions, one row per
+// point: "measured / predicted" in each cell.
+func Markdown(ps []Prediction) string {
+	var b strings.Builder
+	b.WriteString("| binlog, setting | threads |")
+	for _, c := range columns {
+		b.WriteString(" " + c.head + " |")
+	}
+	b.WriteString("\n|---|---|")
+	for range columns {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, p := range ps {
+		fmt.Fprintf(&b, "| %s | %d |", label(p.Point.Setting), p.Point.Setting.Threads)
+		for _, c := range columns {
+			fmt.Fprintf(&b, " %s / "+c.fmt+" |", rng(p.Point, c), c.get(p.Predicted))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
