@@ -271,24 +271,19 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	fmt.Fprintf(&b, "\n[engine.buffer_pool]\nsize = %s\nwarm = %v\n", q(e.BufferPool.Size), e.BufferPool.Warm)
 	fmt.Fprintf(&b, "\n[engine.redo]\nlog_file_size = %s\nlog_buffer_size = %s\nlog_file_buffering = %q\nflush_log_at_timeout = %s\n",
 		q(e.Redo.LogFileSize), q(e.Redo.LogBufferSize), e.Redo.FileBuffering, q(e.Redo.FlushTimeout))
-	for _, kv := range []struct {
-		k string
-		v sim.Bytes
-	}{{"bytes_update_index", e.Redo.UpdateIndex}, {"bytes_update_non_index", e.Redo.UpdateNonIndex}, {"bytes_delete", e.Redo.Delete},
-		{"bytes_insert", e.Redo.Insert}, {"bytes_commit", e.Redo.Commit}, {"bytes_purge", e.Redo.Purge}} {
-		fmt.Fprintf(&b, "%s = %s\n", kv.k, q(kv.v))
+	keys := func(kvs ...any) {
+		for i := 0; i < len(kvs); i += 2 {
+			fmt.Fprintf(&b, "%s = %s\n", kvs[i], q(kvs[i+1].(fmt.Stringer)))
+		}
 	}
+	keys("bytes_update_index", e.Redo.UpdateIndex, "bytes_update_non_index", e.Redo.UpdateNonIndex, "bytes_delete", e.Redo.Delete,
+		"bytes_insert", e.Redo.Insert, "bytes_commit", e.Redo.Commit, "bytes_purge", e.Redo.Purge)
 	fmt.Fprintf(&b, "\n[engine.flushing]\nio_capacity = %d\nio_capacity_max = %d\ndoublewrite = %v\n",
 		e.Flushing.IOCapacity, e.Flushing.IOCapacityMax, e.Flushing.Doublewrite)
 	fmt.Fprintf(&b, "\n[engine.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n", q(e.Binlog.MaxBinlogSize), e.Binlog.CommitWaitCount)
 	fmt.Fprintf(&b, "\n[engine.cpu]\n")
-	for _, kv := range []struct {
-		k string
-		v sim.Duration
-	}{{"begin", e.CPU.Begin}, {"update_index", e.CPU.UpdateIndex}, {"update_non_index", e.CPU.UpdateNonIndex},
-		{"delete", e.CPU.Delete}, {"insert", e.CPU.Insert}, {"commit", e.CPU.Commit}} {
-		fmt.Fprintf(&b, "%s = %s\n", kv.k, q(kv.v))
-	}
+	keys("begin", e.CPU.Begin, "update_index", e.CPU.UpdateIndex, "update_non_index", e.CPU.UpdateNonIndex,
+		"delete", e.CPU.Delete, "insert", e.CPU.Insert, "commit", e.CPU.Commit)
 	out["engine.toml"] = []byte(b.String())
 
 	b.Reset()

@@ -22,6 +22,16 @@ var columns = []column{
 	{"CPU us/tx", func(f Figures) float64 { return f.ServerCPUUs + f.ClientCPUUs }, "%.0f"},
 }
 
+// header writes a table's head: the setting, the columns, then extra.
+func header(b *strings.Builder, extra ...string) {
+	heads := []string{"binlog, setting", "threads"}
+	for _, c := range columns {
+		heads = append(heads, c.head)
+	}
+	heads = append(heads, extra...)
+	b.WriteString("| " + strings.Join(heads, " | ") + " |\n|" + strings.Repeat("---|", len(heads)) + "\n")
+}
+
 func label(s Setting) string {
 	if !s.Binlog {
 		return fmt.Sprintf("off, flush=%d", s.Flush)
@@ -42,15 +52,7 @@ func rng(p Point, c column) string {
 // server's alone and its system share are in the last columns.
 func MeasuredMarkdown(pts []Point) string {
 	var b strings.Builder
-	b.WriteString("| binlog, setting | threads |")
-	for _, c := range columns {
-		b.WriteString(" " + c.head + " |")
-	}
-	b.WriteString(" server CPU us/tx (sys) | redo B/tx | binlog B/tx | load |\n|---|---|")
-	for range columns {
-		b.WriteString("---|")
-	}
-	b.WriteString("---|---|---|---|\n")
+	header(&b, "server CPU us/tx (sys)", "redo B/tx", "binlog B/tx", "load")
 	for _, p := range pts {
 		fmt.Fprintf(&b, "| %s | %d |", label(p.Setting), p.Setting.Threads)
 		for _, c := range columns {
@@ -77,15 +79,7 @@ func loadRange(p Point) string {
 // point: "measured / predicted" in each cell.
 func Markdown(ps []Prediction) string {
 	var b strings.Builder
-	b.WriteString("| binlog, setting | threads |")
-	for _, c := range columns {
-		b.WriteString(" " + c.head + " |")
-	}
-	b.WriteString("\n|---|---|")
-	for range columns {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
+	header(&b)
 	for _, p := range ps {
 		fmt.Fprintf(&b, "| %s | %d |", label(p.Point.Setting), p.Point.Setting.Threads)
 		for _, c := range columns {
