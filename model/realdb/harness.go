@@ -108,7 +108,8 @@ type Run struct {
 		MachineTicks map[string]int64 `json:"machine_ticks_delta"`
 		ClkTck       int64            `json:"clk_tck"`
 	} `json:"cpu"`
-	Load []float64 `json:"loadavg_before"`
+	Load    []float64            `json:"loadavg_before"`
+	Samples []map[string]float64 `json:"samples"` // gauges every --sample-interval
 }
 
 // Load decodes and checks a harness document.
@@ -154,6 +155,10 @@ type Figures struct {
 	StealPct       float64 `json:"machine_steal_pct"`
 	BusyPct        float64 `json:"machine_busy_pct"` // user+system+irq+softirq of all CPUs, % of all CPU time
 	Load           float64 `json:"loadavg_1min"`     // before the run: the machine is shared
+	LRUFlushedTx   float64 `json:"lru_pages_flushed_per_tx"`
+	WaitFreeTx     float64 `json:"free_page_waits_per_tx"`
+	CkptAgeMeanMB  float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
+	CkptAgeMaxMB   float64 `json:"checkpoint_age_max_mb"`
 }
 
 // Derive computes a run's per-transaction figures.
@@ -171,10 +176,17 @@ func (r Run) Derive() Figures {
 		RedoBytesTx:    per(r.Status["Innodb_lsn_current"]),
 		RedoWrittenTx:  per(r.Status["Innodb_os_log_written"]),
 		PagesFlushedTx: per(r.Status["Innodb_buffer_pool_pages_flushed"]),
+		LRUFlushedTx:   per(r.Status["Innodb_buffer_pool_pages_LRU_flushed"]),
+		WaitFreeTx:     per(r.Status["Innodb_buffer_pool_wait_free"]),
 		ServerCPUUs:    per((r.CPU.ServerUser + r.CPU.ServerSys) * 1e6),
 		ServerSysUs:    per(r.CPU.ServerSys * 1e6),
 		ClientCPUUs:    per((r.CPU.ClientUser + r.CPU.ClientSys) * 1e6),
 		QueriesPerTx:   per(float64(r.Sysbench.Queries)),
+	}
+	for _, smp := range r.Samples {
+		a := smp["innodb_checkpoint_age"] / 1e6
+		f.CkptAgeMeanMB += a / float64(len(r.Samples))
+		f.CkptAgeMaxMB = max(f.CkptAgeMaxMB, a)
 	}
 	if len(r.Load) > 0 {
 		f.Load = r.Load[0]

@@ -189,3 +189,22 @@ func TestPredictRealServer(t *testing.T) {
 		}
 	}
 }
+
+// TestCapsTable prints the capped runs of the harness JSON named by
+// SIMRUN_REALDB_CAPS (issue 13's blkio-throttled runs) as the markdown
+// table of docs/realdb.md.
+func TestCapsTable(t *testing.T) {
+	p := os.Getenv("SIMRUN_REALDB_CAPS")
+	if p == "" {
+		t.Skip("SIMRUN_REALDB_CAPS not set")
+	}
+	d, err := realdb.Load(read(t, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := realdb.CapsMarkdown(d.Summarise())
+	if strings.Count(md, "\n") < 3 {
+		t.Fatalf("no capped runs in %s", p)
+	}
+	t.Log("\n" + md)
+}

@@ -32,8 +32,9 @@ func TestDerive(t *testing.T) {
 	r.Status = map[string]float64{
 		"Innodb_data_fsyncs": 2500, "Innodb_lsn_current": 20e6, "Innodb_os_log_written": 25e6,
 		"Binlog_commits": 10000, "Binlog_group_commits": 2000, "Binlog_bytes_written": 21.5e6,
-		"Innodb_buffer_pool_pages_flushed": 500,
+		"Innodb_buffer_pool_pages_flushed": 500, "Innodb_buffer_pool_pages_LRU_flushed": 100, "Innodb_buffer_pool_wait_free": 20,
 	}
+	r.Samples = []map[string]float64{{"innodb_checkpoint_age": 30e6}, {"innodb_checkpoint_age": 50e6}}
 	r.Disk = map[string]int64{"flushes": 4500, "writes": 9000, "sectors_written": 200000}
 	r.CPU.ServerUser, r.CPU.ServerSys, r.CPU.ClientUser, r.CPU.ClientSys = 3, 1, 0.5, 0.5
 	r.CPU.MachineTicks = map[string]int64{"user": 500, "system": 300, "idle": 100, "steal": 100}
@@ -43,7 +44,7 @@ func TestDerive(t *testing.T) {
 		FlushesPerTx: 0.45, WritesPerTx: 0.9, WriteKBPerTx: 10, RedoSyncsPerTx: 0.25, TxPerRedoSync: 4,
 		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
 		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
-		StealPct: 10, BusyPct: 80, Load: 7.5,
+		StealPct: 10, BusyPct: 80, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
 	}
 	if diff := cmp.Diff(want, r.Derive(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Derive (-want +got):\n%s", diff)
@@ -190,4 +191,21 @@ func FuzzLoad(f *testing.F) {
 		}
 		_, _ = Calibrate(d, nil)
 	})
+}
+
+// The caps table lists capped points only, one row each, cap in MB/s.
+func TestCapsMarkdown(t *testing.T) {
+	capped := run(true, 1, 1, 16, 500)
+	capped.Cap = &struct {
+		BPS  int64 `json:"bps"`
+		IOPS int64 `json:"iops"`
+	}{54000000, 6750}
+	d := Doc{Schema: Schema, Runs: []Run{run(true, 1, 1, 16, 900), capped}}
+	md := CapsMarkdown(d.Summarise())
+	if n := strings.Count(md, "\n"); n != 3 {
+		t.Errorf("%d lines, want header, rule and one row:\n%s", n, md)
+	}
+	if !strings.Contains(md, "| 54 MB/s, 6750 IOPS | 500 |") {
+		t.Errorf("row:\n%s", md)
+	}
 }

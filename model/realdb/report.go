@@ -89,3 +89,30 @@ func Markdown(ps []Prediction) string {
 	}
 	return b.String()
 }
+
+// CapsMarkdown is the capped points (blkio throttle) as a markdown table:
+// throughput, device bytes and page flushing per transaction by source,
+// free-page waits and checkpoint age. Pages flushed counts every page
+// write (Innodb_buffer_pool_pages_flushed); the LRU column is the share
+// written from the LRU tail.
+func CapsMarkdown(pts []Point) string {
+	var b strings.Builder
+	b.WriteString("| binlog, setting | threads | cap | TPS | write KiB/tx | pages flushed/tx | of them LRU | free-page waits/tx | checkpoint age MB mean (max) | flushes/tx |\n|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, p := range pts {
+		s := p.Setting
+		if s.CapBPS == 0 && s.CapIOPS == 0 {
+			continue
+		}
+		r := func(get func(Figures) float64, f string) string { return rng(p, column{get: get, fmt: f}) }
+		fmt.Fprintf(&b, "| %s | %d | %d MB/s, %d IOPS | %s | %s | %s | %s | %s | %s (%s) | %s |\n", label(s), s.Threads, s.CapBPS/1000000, s.CapIOPS,
+			r(func(f Figures) float64 { return f.TPS }, "%.0f"),
+			r(func(f Figures) float64 { return f.WriteKBPerTx }, "%.1f"),
+			r(func(f Figures) float64 { return f.PagesFlushedTx }, "%.2f"),
+			r(func(f Figures) float64 { return f.LRUFlushedTx }, "%.2f"),
+			r(func(f Figures) float64 { return f.WaitFreeTx }, "%.3f"),
+			r(func(f Figures) float64 { return f.CkptAgeMeanMB }, "%.0f"),
+			r(func(f Figures) float64 { return f.CkptAgeMaxMB }, "%.0f"),
+			r(func(f Figures) float64 { return f.FlushesPerTx }, "%.3f"))
+	}
+	return b.String()
+}
