@@ -98,9 +98,10 @@ type Run struct {
 		Seconds      float64            `json:"total_time_s"`
 		Latency      map[string]float64 `json:"latency_ms"`
 	} `json:"sysbench"`
-	Status map[string]float64 `json:"status_delta"`
-	Disk   map[string]int64   `json:"disk_delta"`
-	CPU    struct {
+	Status  map[string]float64 `json:"status_delta"`
+	Metrics map[string]float64 `json:"innodb_metrics_delta"` // enabled INNODB_METRICS counters that moved
+	Disk    map[string]int64   `json:"disk_delta"`
+	CPU     struct {
 		ServerUser   float64          `json:"mariadbd_utime_s"`
 		ServerSys    float64          `json:"mariadbd_stime_s"`
 		ClientUser   float64          `json:"children_utime_s"`
@@ -159,6 +160,15 @@ type Figures struct {
 	WaitFreeTx     float64 `json:"free_page_waits_per_tx"`
 	CkptAgeMeanMB  float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
 	CkptAgeMaxMB   float64 `json:"checkpoint_age_max_mb"`
+	// Pages written per transaction by page-cleaner source, from
+	// INNODB_METRICS (innodb_monitor_enable=module_buffer; 0 otherwise):
+	// furious flushing to the sync point, adaptive, idle/background, the
+	// LRU batch, and the neighbours flushed with them (flush_neighbors).
+	SyncFlushTx     float64 `json:"sync_flush_pages_per_tx"`
+	AdaptiveFlushTx float64 `json:"adaptive_flush_pages_per_tx"`
+	BackgroundTx    float64 `json:"background_flush_pages_per_tx"`
+	LRUBatchTx      float64 `json:"lru_batch_pages_per_tx"`
+	NeighborTx      float64 `json:"neighbor_pages_per_tx"`
 }
 
 // Derive computes a run's per-transaction figures.
@@ -166,22 +176,27 @@ func (r Run) Derive() Figures {
 	n := float64(r.Sysbench.Transactions)
 	per := func(x float64) float64 { return x / n }
 	f := Figures{
-		TPS:            r.Sysbench.TPS,
-		LatencyAvgMs:   r.Sysbench.Latency["avg"],
-		LatencyP95Ms:   r.Sysbench.Latency["p95_sysbench"],
-		FlushesPerTx:   per(float64(r.Disk["flushes"])),
-		WritesPerTx:    per(float64(r.Disk["writes"])),
-		WriteKBPerTx:   per(float64(r.Disk["sectors_written"]) * 512 / 1024),
-		RedoSyncsPerTx: per(r.Status["Innodb_data_fsyncs"]),
-		RedoBytesTx:    per(r.Status["Innodb_lsn_current"]),
-		RedoWrittenTx:  per(r.Status["Innodb_os_log_written"]),
-		PagesFlushedTx: per(r.Status["Innodb_buffer_pool_pages_flushed"]),
-		LRUFlushedTx:   per(r.Status["Innodb_buffer_pool_pages_LRU_flushed"]),
-		WaitFreeTx:     per(r.Status["Innodb_buffer_pool_wait_free"]),
-		ServerCPUUs:    per((r.CPU.ServerUser + r.CPU.ServerSys) * 1e6),
-		ServerSysUs:    per(r.CPU.ServerSys * 1e6),
-		ClientCPUUs:    per((r.CPU.ClientUser + r.CPU.ClientSys) * 1e6),
-		QueriesPerTx:   per(float64(r.Sysbench.Queries)),
+		TPS:             r.Sysbench.TPS,
+		LatencyAvgMs:    r.Sysbench.Latency["avg"],
+		LatencyP95Ms:    r.Sysbench.Latency["p95_sysbench"],
+		FlushesPerTx:    per(float64(r.Disk["flushes"])),
+		WritesPerTx:     per(float64(r.Disk["writes"])),
+		WriteKBPerTx:    per(float64(r.Disk["sectors_written"]) * 512 / 1024),
+		RedoSyncsPerTx:  per(r.Status["Innodb_data_fsyncs"]),
+		RedoBytesTx:     per(r.Status["Innodb_lsn_current"]),
+		RedoWrittenTx:   per(r.Status["Innodb_os_log_written"]),
+		PagesFlushedTx:  per(r.Status["Innodb_buffer_pool_pages_flushed"]),
+		LRUFlushedTx:    per(r.Status["Innodb_buffer_pool_pages_LRU_flushed"]),
+		WaitFreeTx:      per(r.Status["Innodb_buffer_pool_wait_free"]),
+		SyncFlushTx:     per(r.Metrics["buffer_flush_sync_total_pages"]),
+		AdaptiveFlushTx: per(r.Metrics["buffer_flush_adaptive_total_pages"]),
+		BackgroundTx:    per(r.Metrics["buffer_flush_background_total_pages"]),
+		LRUBatchTx:      per(r.Metrics["buffer_LRU_batch_flush_total_pages"]),
+		NeighborTx:      per(r.Metrics["buffer_flush_neighbor_total_pages"]),
+		ServerCPUUs:     per((r.CPU.ServerUser + r.CPU.ServerSys) * 1e6),
+		ServerSysUs:     per(r.CPU.ServerSys * 1e6),
+		ClientCPUUs:     per((r.CPU.ClientUser + r.CPU.ClientSys) * 1e6),
+		QueriesPerTx:    per(float64(r.Sysbench.Queries)),
 	}
 	for _, smp := range r.Samples {
 		a := smp["innodb_checkpoint_age"] / 1e6
