@@ -140,6 +140,7 @@ type Figures struct {
 	LatencyP95Ms   float64 `json:"latency_p95_ms"`
 	FlushesPerTx   float64 `json:"device_flushes_per_tx"`
 	WritesPerTx    float64 `json:"device_writes_per_tx"`
+	ReadsPerTx     float64 `json:"device_reads_per_tx"`
 	WriteKBPerTx   float64 `json:"device_write_kB_per_tx"` // KiB
 	RedoSyncsPerTx float64 `json:"innodb_fsyncs_per_tx"`   // Innodb_data_fsyncs: redo syncs and the data-file syncs of checkpoints
 	TxPerRedoSync  float64 `json:"tx_per_innodb_fsync"`
@@ -181,6 +182,7 @@ func (r Run) Derive() Figures {
 		LatencyP95Ms:    r.Sysbench.Latency["p95_sysbench"],
 		FlushesPerTx:    per(float64(r.Disk["flushes"])),
 		WritesPerTx:     per(float64(r.Disk["writes"])),
+		ReadsPerTx:      per(float64(r.Disk["reads"])),
 		WriteKBPerTx:    per(float64(r.Disk["sectors_written"]) * 512 / 1024),
 		RedoSyncsPerTx:  per(r.Status["Innodb_data_fsyncs"]),
 		RedoBytesTx:     per(r.Status["Innodb_lsn_current"]),

@@ -97,7 +97,7 @@ func Markdown(ps []Prediction) string {
 // written from the LRU tail.
 func CapsMarkdown(pts []Point) string {
 	var b strings.Builder
-	b.WriteString("| binlog, setting | threads | cap | TPS | write KiB/tx | pages flushed/tx | sync / adaptive / background / LRU batch | of them neighbours | LRU_flushed | free-page waits/tx | checkpoint age MB mean (max) | flushes/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| binlog, setting | threads | cap | TPS | write KiB/tx | pages flushed/tx | sync / adaptive / background / LRU batch | of them neighbours | LRU_flushed | free-page waits/tx | checkpoint age MB mean (max) | flushes/tx | reads/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range pts {
 		s := p.Setting
 		if s.CapBPS == 0 && s.CapIOPS == 0 {
@@ -105,7 +105,7 @@ func CapsMarkdown(pts []Point) string {
 		}
 		r := func(get func(Figures) float64, f string) string { return rng(p, column{get: get, fmt: f}) }
 		mean := func(get func(Figures) float64) float64 { return p.Range(get).Mean }
-		fmt.Fprintf(&b, "| %s | %d | %d MB/s, %d IOPS | %s | %s | %s | %.2f / %.2f / %.2f / %.2f | %s | %s | %s | %s (%s) | %s |\n", label(s), s.Threads, s.CapBPS/1000000, s.CapIOPS,
+		fmt.Fprintf(&b, "| %s | %d | %d MB/s, %d IOPS | %s | %s | %s | %.2f / %.2f / %.2f / %.2f | %s | %s | %s | %s (%s) | %s | %s |\n", label(s), s.Threads, s.CapBPS/1000000, s.CapIOPS,
 			r(func(f Figures) float64 { return f.TPS }, "%.0f"),
 			r(func(f Figures) float64 { return f.WriteKBPerTx }, "%.1f"),
 			r(func(f Figures) float64 { return f.PagesFlushedTx }, "%.2f"),
@@ -116,7 +116,8 @@ func CapsMarkdown(pts []Point) string {
 			r(func(f Figures) float64 { return f.WaitFreeTx }, "%.3f"),
 			r(func(f Figures) float64 { return f.CkptAgeMeanMB }, "%.0f"),
 			r(func(f Figures) float64 { return f.CkptAgeMaxMB }, "%.0f"),
-			r(func(f Figures) float64 { return f.FlushesPerTx }, "%.3f"))
+			r(func(f Figures) float64 { return f.FlushesPerTx }, "%.3f"),
+			r(func(f Figures) float64 { return f.ReadsPerTx }, "%.2f"))
 	}
 	return b.String()
 }

@@ -142,6 +142,7 @@ class Harness:
             "innodb_log_file_size = %s" % a.redo,
             "innodb_buffer_pool_load_at_startup = ON",
             "innodb_buffer_pool_dump_at_shutdown = ON",
+            "innodb_buffer_pool_dump_pct = 100",  # default 25: a restart would bring back a quarter of the pages
         ]
         if a.monitor:
             lines.append("innodb_monitor_enable = %s" % a.monitor)
