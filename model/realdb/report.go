@@ -20,6 +20,8 @@ var columns = []column{
 	{"tx/redo sync", func(f Figures) float64 { return f.TxPerRedoSync }, "%.2f"},
 	{"tx/binlog group", func(f Figures) float64 { return f.TxPerGroup }, "%.2f"},
 	{"CPU us/tx", func(f Figures) float64 { return f.ServerCPUUs + f.ClientCPUUs }, "%.0f"},
+	{"redo B/tx", func(f Figures) float64 { return f.RedoBytesTx }, "%.0f"},
+	{"binlog B/tx", func(f Figures) float64 { return f.BinlogBytesTx }, "%.0f"},
 }
 
 // header writes a table's head: the setting, the columns, then extra.
@@ -52,7 +54,7 @@ func rng(p Point, c column) string {
 // server's alone and its system share are in the last columns.
 func MeasuredMarkdown(pts []Point) string {
 	var b strings.Builder
-	header(&b, "server CPU us/tx (sys)", "redo B/tx", "binlog B/tx", "load")
+	header(&b, "server CPU us/tx (sys)", "load")
 	for _, p := range pts {
 		fmt.Fprintf(&b, "| %s | %d |", label(p.Setting), p.Setting.Threads)
 		for _, c := range columns {
@@ -60,8 +62,7 @@ func MeasuredMarkdown(pts []Point) string {
 		}
 		srv := p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean
 		sys := p.Range(func(f Figures) float64 { return f.ServerSysUs }).Mean
-		fmt.Fprintf(&b, " %.0f (%.0f) | %.0f | %.0f |", srv, sys,
-			p.Range(func(f Figures) float64 { return f.RedoBytesTx }).Mean, p.Range(func(f Figures) float64 { return f.BinlogBytesTx }).Mean)
+		fmt.Fprintf(&b, " %.0f (%.0f) |", srv, sys)
 		b.WriteString(" " + loadRange(p) + " |\n")
 	}
 	return b.String()
