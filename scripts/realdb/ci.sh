@@ -13,7 +13,8 @@ cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-python3 scripts/realdb/harness.py -o "$tmp/harness.json" --tables 2 --table-size 10000 \
+# A hung server must not hang CI: the harness stops what it started on SIGTERM.
+timeout 300 python3 scripts/realdb/harness.py -o "$tmp/harness.json" --tables 2 --table-size 10000 \
 	--duration 3 --warmup 1 --server-warmup 2 --threads 1 \
 	--settings off:0,off:1,on:0:0,on:1:1 --repeat 2 --buffer-pool 256M
 FIO_SIZE=64M bash scripts/realdb/fio.sh "$tmp/fio.json" 2
