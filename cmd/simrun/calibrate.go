@@ -18,7 +18,7 @@ func (e env) calibrateCmd(args []string) error {
 	out := fs.String("o", "", "write the volume preset to FILE (atomically); default stdout")
 	name := fs.String("name", "", "preset name (default: the output file's base name, or \"calibrated\")")
 	harness := fs.String("harness", "", "also calibrate from this scripts/realdb harness JSON: -o is then a directory for machine, volume, engine and workload presets")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -31,6 +31,9 @@ func (e env) calibrateCmd(args []string) error {
 	}
 	if *harness != "" {
 		return e.calibrateRealDB(data, *harness, *out, *name)
+	}
+	if err := checkOutput(*out); err != nil {
+		return err
 	}
 	preset := *name
 	if preset == "" {
