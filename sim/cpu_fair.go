@@ -398,7 +398,7 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 			return
 		}
 		i := r.pick()
-		if r.eligible(cur.v) && !before(&r.wait[i], &cur) {
+		if w := &r.wait[i]; r.eligible(cur.v) && (!r.eligible(w.v) || !before(w, &cur)) {
 			c.resume(s, cur, true)
 			return
 		}
