@@ -311,6 +311,11 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	r.wait = append(r.wait, j)
 	f.waiting++
 	c.maxQueue = max(c.maxQueue, c.QueueLen())
+	if len(r.wait) == 1 { // the running thread's boundaries matter now
+		c.sync(s)
+		c.env.Cancel(s.end)
+		c.schedule(s)
+	}
 	c.wakeupPreempt(s, len(r.wait)-1)
 }
 
@@ -335,22 +340,58 @@ func (c *CPU) fairStart(s *cpuSlot, j cpuJob) {
 }
 
 // resume lets j run on s; protect says it has just been picked, so that a
-// wake-up cannot preempt it while it is eligible (RUN_TO_PARITY).
+// wake-up cannot preempt it while it is eligible (RUN_TO_PARITY). With no
+// thread waiting on its runqueue it runs to the end of its job: a query
+// boundary or a slice end would change nothing but its deadline, which
+// sync works out if a thread comes.
 func (c *CPU) resume(s *cpuSlot, j cpuJob, protect bool) {
 	s.cpuJob = j
 	s.busy = true
 	s.start = c.env.now
 	s.protect = protect
-	s.end = c.env.AfterArg(min(j.left, time.Duration(j.dl-j.v)), c.finish, s)
+	c.schedule(s)
 }
 
-// stop takes the running thread off s, its vruntime and segment brought
-// to now.
+// schedule sets s's timer for its next event.
+func (c *CPU) schedule(s *cpuSlot) {
+	j := &s.cpuJob
+	d := j.left
+	if len(c.fair.rqs[s.index].wait) > 0 {
+		d = min(d, time.Duration(j.dl-j.v))
+	} else if j.segs != nil {
+		for _, seg := range j.segs[j.k+1:] {
+			d += seg
+		}
+	}
+	s.end = c.env.AfterArg(d, c.finish, s)
+}
+
+// sync brings the thread running on s to now, through the query
+// boundaries and slice ends it passed alone on its runqueue.
+func (c *CPU) sync(s *cpuSlot) {
+	j := &s.cpuJob
+	el := int64(c.env.now - s.start)
+	for el > int64(j.left) && j.segs != nil && j.k < len(j.segs)-1 {
+		el -= int64(j.left)
+		j.v += int64(j.left)
+		j.k++
+		j.left = j.segs[j.k]
+		j.dl = j.v + c.fair.slice // woken again, alone: no lag
+		s.protect = true
+	}
+	j.v += el
+	j.left -= time.Duration(el)
+	if sl := c.fair.slice; j.dl < j.v { // slices ended with no one waiting
+		j.dl += (j.v - j.dl + sl - 1) / sl * sl
+		s.protect = false
+	}
+	s.start = c.env.now
+}
+
+// stop takes the running thread off s, brought to now.
 func (c *CPU) stop(s *cpuSlot) cpuJob {
-	ran := c.env.now - s.start
+	c.sync(s)
 	j := s.cpuJob
-	j.v += int64(ran)
-	j.left -= time.Duration(ran)
 	s.cpuJob = cpuJob{}
 	s.busy = false
 	return j
@@ -375,8 +416,8 @@ func (c *CPU) wakeupPreempt(s *cpuSlot, i int) {
 	if !s.busy || !r.eligible(w.v) || r.pick() != i {
 		return
 	}
-	v := s.v + int64(c.env.now-s.start)
-	if r.eligible(v) && (s.protect || !before(w, &s.cpuJob)) {
+	c.sync(s)
+	if r.eligible(s.v) && (s.protect || !before(w, &s.cpuJob)) {
 		return
 	}
 	c.env.Cancel(s.end)

@@ -347,3 +347,47 @@ func BenchmarkCPUPolicy(b *testing.B) {
 		})
 	}
 }
+
+// TestFairDeterministic: the same seed gives the same schedule.
+func TestFairDeterministic(t *testing.T) {
+	run := func() ([]Time, CPUStats) {
+		e := New(3)
+		cpu, err := NewCPUWithPolicy(e, 2, CPUConfig{Policy: Fair, Fair: DefaultFairConfig()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nap, work := e.Stream("sleep"), e.Stream("work")
+		var ends []Time
+		segs := make([][3]time.Duration, 8)
+		threads := make([]CPUThread, 8)
+		var burst, sleep, woke func(any)
+		burst = func(a any) {
+			ends = append(ends, e.Now())
+			e.AfterArg(time.Duration(nap.Exp()*1e6), sleep, a)
+		}
+		sleep = func(a any) { cpu.WakeAs(&threads[a.(int)], 20*us, woke, a) }
+		woke = func(a any) {
+			i := a.(int)
+			for k := range segs[i] {
+				segs[i][k] = time.Duration(work.Exp() * 3e5)
+			}
+			cpu.RunAs(&threads[i], segs[i][:], burst, a)
+		}
+		for i := range threads {
+			woke(i)
+		}
+		e.RunUntil(Time(time.Second))
+		return ends, cpu.Stats()
+	}
+	e1, s1 := run()
+	e2, s2 := run()
+	if d := cmp.Diff(s1, s2); d != "" {
+		t.Errorf("statistics differ between two runs:\n%s", d)
+	}
+	if d := cmp.Diff(e1, e2); d != "" {
+		t.Errorf("burst completions differ between two runs:\n%s", d)
+	}
+	if s1.Preemptions == 0 || s1.Yields == 0 {
+		t.Errorf("the run exercised no preemption (%d) or yield (%d)", s1.Preemptions, s1.Yields)
+	}
+}
