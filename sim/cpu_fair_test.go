@@ -130,6 +130,11 @@ func TestFairWhoRunsNext(t *testing.T) {
 			{at: 1 * us, segs: d(4 * us), name: "b2"},
 			{at: 3 * us, wake: true, segs: d(5 * us), name: "w"},
 		}, map[string]time.Duration{"b2": 14 * us, "w": 19 * us, "b1": 29 * us}, 0},
+		// The burst passes 10 and 20 us with no one waiting (no events).
+		{"a wake waits for the next boundary of a burst alone", 1, []cpuEv{
+			{at: 0, segs: d(10*us, 10*us, 10*us, 10*us, 10*us), name: "b"},
+			{at: 25 * us, wake: true, segs: d(5 * us), name: "w"},
+		}, map[string]time.Duration{"w": 35 * us, "b": 55 * us}, 0},
 		// WakeFirst: w waits for the end, 10.1 ms.
 		{"a running thread keeps its processor to its slice's end", 1, []cpuEv{
 			{at: 0, segs: d(10 * ms), name: "b"},
