@@ -11,16 +11,19 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
 	"simrun/internal/result"
 )
 
-// Axis is one swept key and its values, from --set key=v1,v2,...
+// Axis is one swept key and its values, from --set key=v1,v2,... or a
+// range, --set key=LO..HI:N or LO..HI*F.
 type Axis struct {
 	Key    string
-	Values []any // TOML values: int64, float64, bool or string
+	Values []any  // TOML values: int64, float64, bool or string
+	Range  *Range // instead of Values: expanded by Plan with the key's unit
 }
 
 // ParseSet parses "key=v1,v2,..." into an axis. Values are split at commas
@@ -37,6 +40,12 @@ func ParseSet(arg string) (Axis, error) {
 		if seg == "" {
 			return Axis{}, fmt.Errorf("--set %q: bad key path %q", arg, key)
 		}
+	}
+	if r, isRange, err := ParseRange(vals); isRange {
+		if err != nil {
+			return Axis{}, fmt.Errorf("--set %s: %v", key, err)
+		}
+		return Axis{Key: key, Range: &r}, nil
 	}
 	parts := splitValues(vals)
 	if len(parts) == 0 {
@@ -117,6 +126,15 @@ type Options struct {
 	Shard        Shard
 	Workers      int                   // parallel runs; 0 means GOMAXPROCS
 	Progress     func(done, total int) // called after each run completes
+	// Finished, if set, is called after each run completes with its label
+	// (case [point] #replication), under the same lock as Progress.
+	Finished func(run string, done, total int)
+	// Tick, if set, is called from the running workers, concurrently, with
+	// a run's label, the virtual time it reached and where it ends.
+	Tick func(run string, now, end time.Duration)
+	// Analyse adds to each row its steady-state check, bottleneck and
+	// analytical twin (result.Case's optional fields).
+	Analyse bool
 }
 
 // ErrInterrupted is returned with a partial document when the context is
@@ -128,6 +146,9 @@ type Row struct {
 	Index int // in the whole grid
 	Case  *Case
 	Point []Set
+	// Report holds the point's values as the result reports them (numbers
+	// in the key's base unit for numeric keys), parallel to Point.
+	Report []any
 }
 
 // Plan selects the cases, expands the sweep grid and validates every row.
@@ -145,12 +166,16 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 		}
 		seen[a.Key] = true
 	}
-	points := grid(opt.Sweep)
+	axes, err := ResolveAxes(sc, opt.Sweep)
+	if err != nil {
+		return nil, err
+	}
+	points, reports := grid(axes)
 	var rows []Row
 	var e errs
 	src := Source{Kind: "flag", Name: "--set"}
 	for _, c := range cases {
-		for _, pt := range points {
+		for pi, pt := range points {
 			rc := c
 			if len(pt) > 0 {
 				d, err := c.With(pt, src)
@@ -165,7 +190,7 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 				}
 				rc = d
 			}
-			rows = append(rows, Row{Index: len(rows), Case: rc, Point: pt})
+			rows = append(rows, Row{Index: len(rows), Case: rc, Point: pt, Report: reports[pi]})
 		}
 	}
 	if err := e.err(); err != nil {
@@ -204,21 +229,22 @@ func selectCases(sc *Scenario, names []string) ([]*Case, error) {
 	return out, nil
 }
 
-// grid returns the cartesian product of the axes, last axis fastest; one
-// empty point when there are no axes.
-func grid(axes []Axis) [][]Set {
-	points := [][]Set{nil}
+// grid returns the cartesian product of the axes, last axis fastest, with
+// the values the result reports; one empty point when there are no axes.
+func grid(axes []ResolvedAxis) ([][]Set, [][]any) {
+	points, reports := [][]Set{nil}, [][]any{nil}
 	for _, a := range axes {
 		var next [][]Set
-		for _, p := range points {
-			for _, v := range a.Values {
-				q := append(append([]Set(nil), p...), Set{Key: a.Key, Value: v})
-				next = append(next, q)
+		var nextR [][]any
+		for i, p := range points {
+			for j, v := range a.Values {
+				next = append(next, append(append([]Set(nil), p...), Set{Key: a.Key, Value: v}))
+				nextR = append(nextR, append(append([]any(nil), reports[i]...), a.Report[j]))
 			}
 		}
-		points = next
+		points, reports = next, nextR
 	}
-	return points
+	return points, reports
 }
 
 // ReplicationSeed returns the seed of replication r of a run with the given
@@ -294,7 +320,17 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 					return
 				}
 				it := items[i]
-				m, err := runOne(runCtx, rows[it.row].Case, it.rep)
+				label := rowLabel(rows[it.row])
+				if reps > 1 {
+					label += fmt.Sprintf(" #%d", it.rep+1)
+				}
+				var tick func(sim.Time)
+				if opt.Tick != nil {
+					c := rows[it.row].Case
+					end := c.Settings.Warmup.D() + c.Settings.Duration.D()
+					tick = func(now sim.Time) { opt.Tick(label, time.Duration(now), end) }
+				}
+				m, err := runTraced(runCtx, rows[it.row].Case, it.rep, nil, tick)
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -302,6 +338,9 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 					done++
 					if opt.Progress != nil {
 						opt.Progress(done, len(items))
+					}
+					if opt.Finished != nil {
+						opt.Finished(label, done, len(items))
 					}
 				case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
 					// interrupted: the row stays incomplete
@@ -325,8 +364,9 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 	doc.Duration = base.Duration.Seconds()
 	doc.Warmup = base.Warmup.Seconds()
 	doc.Replications = reps
-	for _, a := range opt.Sweep {
-		doc.Sweep = append(doc.Sweep, result.Axis{Key: a.Key, Values: a.Values})
+	axes, _ := ResolveAxes(sc, opt.Sweep) // checked by Plan
+	for _, a := range axes {
+		doc.Sweep = append(doc.Sweep, result.Axis{Key: a.Key, Values: a.Report, Unit: a.Unit})
 	}
 	var completed []int
 	for i, row := range rows {
@@ -334,7 +374,11 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 			doc.Partial = true
 			continue
 		}
-		doc.Cases = append(doc.Cases, rowCase(row, base, result.Aggregate(metrics[i])))
+		rc := rowCase(row, base, result.Aggregate(metrics[i]))
+		if opt.Analyse {
+			Analyse(row.Case, &rc)
+		}
+		doc.Cases = append(doc.Cases, rc)
 		completed = append(completed, row.Index)
 	}
 	if opt.Shard.Count > 0 {
@@ -373,8 +417,11 @@ func rowCase(row Row, base Settings, m result.Metrics) result.Case {
 	c := result.Case{Name: row.Case.Name, Metrics: m}
 	if len(row.Point) > 0 {
 		c.Point = map[string]any{}
-		for _, s := range row.Point {
+		for i, s := range row.Point {
 			c.Point[s.Key] = s.Value
+			if i < len(row.Report) {
+				c.Point[s.Key] = row.Report[i]
+			}
 		}
 	}
 	s := row.Case.Settings
@@ -393,14 +440,10 @@ func rowCase(row Row, base Settings, m result.Metrics) result.Case {
 	return c
 }
 
-// runOne runs one replication of one case, turning a panic in a model into
-// an error so that it cannot take down the other runs.
-func runOne(ctx context.Context, c *Case, rep int) (m result.Metrics, err error) {
-	return runTraced(ctx, c, rep, nil)
-}
-
-// runTraced is runOne with a trace recorder handed to the models.
-func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder) (m result.Metrics, err error) {
+// runTraced runs one replication of one case, with a trace recorder and a
+// progress tick handed to the runner (both may be nil), turning a panic in
+// a model into an error so that it cannot take down the other runs.
+func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder, tick func(sim.Time)) (m result.Metrics, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -419,6 +462,7 @@ func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder) (m re
 		Duration:    c.Settings.Duration.D(),
 		Warmup:      c.Settings.Warmup.D(),
 		Trace:       rec,
+		Tick:        tick,
 	})
 	if err == nil && m == nil {
 		m = result.Metrics{}
@@ -445,5 +489,5 @@ func Trace(ctx context.Context, sc *Scenario, caseName string, rec *trace.Record
 	if end := sim.At(c.Settings.Warmup.D() + c.Settings.Duration.D()); to > end {
 		return nil, fmt.Errorf("trace: window ends at %v, after the run ends (%v = warmup + duration)", to, end)
 	}
-	return runTraced(ctx, c, 0, rec)
+	return runTraced(ctx, c, 0, rec, nil)
 }
