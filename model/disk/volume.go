@@ -385,7 +385,7 @@ func (v *Volume) start(n *ioNode, now sim.Time) {
 	hdd := v.cfg.Kind == "hdd"
 	switch {
 	case n.op == Flush:
-		if !v.cfg.WriteCache || v.destaged >= v.acked {
+		if !v.cfg.WriteCache || v.destaged >= v.acked || v.cfg.Barriers == "off" {
 			v.env.AfterArg(sim.SampleDuration(v.flushDist, v.flushRNG), v.complete, n)
 			return
 		}
@@ -468,23 +468,15 @@ const destageWindow = 32
 // oldest destageWindow.
 func (v *Volume) nextMediaJob() *ioNode {
 	if v.media.Len() > 0 && (v.destageQ.Len() == 0 || v.cacheWait.Len() == 0) {
+		if v.cfg.NCQ {
+			v.nearestFirst(&v.media)
+		}
 		return v.media.Pop()
 	}
-	q := &v.destageQ
-	if v.cfg.Kind == "hdd" && q.Len() > 1 {
-		best, bestD := 0, int64(-1)
-		for i := 0; i < min(q.Len(), destageWindow); i++ {
-			d := q.At(i).addr - v.headPos
-			if d < 0 {
-				d = -d
-			}
-			if bestD < 0 || d < bestD {
-				best, bestD = i, d
-			}
-		}
-		q.Swap(0, best)
+	if v.cfg.Kind == "hdd" {
+		v.nearestFirst(&v.destageQ)
 	}
-	return q.Pop()
+	return v.destageQ.Pop()
 }
 
 // mediaNext starts the next media job: a mechanical hdd access, or a

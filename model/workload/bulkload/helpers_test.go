@@ -1,0 +1,79 @@
+package bulkload
+
+import (
+	"testing"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/sim"
+)
+
+// hdd2008 is the scenario library's hdd-2008-sata preset, inline.
+func hdd2008() disk.Config {
+	c := disk.DefaultConfig()
+	c.Name, c.Kind = "hdd-2008", "hdd"
+	c.IOPSMax = 100000
+	c.BandwidthMax = 300 * sim.Rate(sim.MB)
+	c.MaxIOSize = 512 * sim.KiB
+	c.QueueDepth = 31
+	c.ReadLatency = sim.ConstantDist(sim.Duration(100 * time.Microsecond))
+	c.WriteLatency = sim.ConstantDist(sim.Duration(100 * time.Microsecond))
+	c.FlushLatency = sim.ConstantDist(sim.Duration(100 * time.Microsecond))
+	c.TransferRate = 105 * sim.Rate(sim.MB)
+	c.TransferRateInner = 55 * sim.Rate(sim.MB)
+	c.WriteCache, c.WriteCacheSize = true, 32*sim.MiB
+	c.DestageRate = 0
+	c.RPM = 7200
+	c.SeekMin = sim.Duration(time.Millisecond)
+	c.SeekAvg = sim.Duration(8500 * time.Microsecond)
+	c.SeekMax = sim.Duration(17 * time.Millisecond)
+	c.Capacity = 500 * sim.GB
+	c.NCQ = true
+	c.FileSpacing = 1 * sim.GiB
+	c.Barriers = "off"
+	return c
+}
+
+// mysql51 is the engine of step 1: MySQL 5.1 + InnoDB plugin defaults.
+func mysql51() engine.Config {
+	e := engine.DefaultConfig()
+	e.BinlogStorageEngine = engine.BinlogFile
+	e.SyncBinlog = 0
+	e.FlushLogAtTrxCommit = 1
+	e.BufferPool.Size = 128 * sim.MiB
+	e.Redo.LogFileSize = 5 * sim.MiB
+	e.Redo.LogBufferSize = 8 * sim.MiB
+	e.Redo.BlockSize = 512
+	e.Flushing.MaxDirtyPagesPct = 75
+	e.Flushing.IOCapacity = 200
+	e.Flushing.IOCapacityMax = 2000
+	e.Flushing.Doublewrite = true
+	e.Flushing.DoublewriteBatch = 128
+	return e
+}
+
+type step struct {
+	name string
+	eng  func(*engine.Config)
+	wl   func(*Config)
+}
+
+func run(t testing.TB, ec engine.Config, wc Config, limit time.Duration) (Result, *Loader) {
+	t.Helper()
+	env := sim.New(1)
+	vol, err := disk.New(env, hdd2008())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(env, 2, vol, ec, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Start(nil)
+	env.RunWhile(func() bool { return !l.Done() && env.Now() < sim.At(limit) })
+	if l.Err() != nil {
+		t.Fatal(l.Err())
+	}
+	return l.Result(), l
+}

@@ -1,0 +1,60 @@
+package bulkload
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"simrun/model/engine"
+	"simrun/sim"
+)
+
+func ladder() []step {
+	s2 := func(e *engine.Config) {
+		e.Redo.LogFileSize = 512 * sim.MiB
+		e.Redo.LogBufferSize = 32 * sim.MiB
+	}
+	s3 := func(e *engine.Config) {
+		s2(e)
+		e.BinlogStorageEngine = engine.BinlogOff
+		e.Flushing.Doublewrite = false
+		e.FlushLogAtTrxCommit = 2
+	}
+	part := func(w *Config) { w.Partitioning = "month" }
+	return []step{
+		{"step1", func(*engine.Config) {}, func(*Config) {}},
+		{"step2", s2, func(*Config) {}},
+		{"step3", s3, func(*Config) {}},
+		{"step4", s3, part},
+		{"step5", s3, func(w *Config) { part(w); w.Method = MethodLoadData }},
+		{"step6", s3, func(w *Config) { part(w); w.Method = MethodCSVAlter }},
+	}
+}
+
+func TestLadderDebug(t *testing.T) {
+	if os.Getenv("BULK_DEBUG") == "" {
+		t.Skip("BULK_DEBUG not set")
+	}
+	rows, _ := strconv.ParseInt(os.Getenv("BULK_ROWS"), 10, 64)
+	for _, s := range ladder() {
+		if f := os.Getenv("BULK_STEP"); f != "" && f != s.name {
+			continue
+		}
+		ec := mysql51()
+		s.eng(&ec)
+		wc := DefaultConfig()
+		if rows > 0 {
+			wc.Rows = rows
+		}
+		s.wl(&wc)
+		t0 := time.Now()
+		r, _ := run(t, ec, wc, 100*time.Hour)
+		t.Logf("%s: elapsed %.0f s (wall %v) rows/s %.0f misses/1k %.1f time %+v", s.name, r.ElapsedS, time.Since(t0).Round(time.Millisecond), r.RowsPerS, r.MissesPer1k, r.Time)
+		t.Logf("  index %+v", r.Index)
+		t.Logf("  ibuf %+v undo %+v", r.Ibuf, r.Undo)
+		t.Logf("  pool %+v", r.Pool)
+		t.Logf("  redo %+v", r.Redo)
+		t.Logf("  io %+v", r.IO)
+	}
+}
