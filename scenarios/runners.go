@@ -46,6 +46,7 @@ var runners = []struct {
 	{"fio", runFio, []string{"volume"}},
 	{"sysbench", runSysbench, []string{"machine", "volume", "engine"}},
 	{"replication", runReplication, []string{"machine", "volume", "applier"}},
+	{"bulkload", runBulkload, []string{"machine", "volume", "engine"}},
 }
 
 // usesSection reports whether a workload kind's runner reads a top-level

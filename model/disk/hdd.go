@@ -117,3 +117,21 @@ func (v *Volume) mechanical(addr, size int64, now sim.Time) time.Duration {
 func (v *Volume) SourceBytes(src Source) (read, write int64) {
 	return v.st.srcRead[src], v.st.srcWrite[src]
 }
+
+// readToFront moves the oldest queued read among the first mergeScan
+// queued I/Os to the front of the volume queue (reads_first: CFQ serves
+// the synchronous queue before the asynchronous one).
+func (v *Volume) readToFront() {
+	q := &v.queue
+	if q.Len() < 2 || q.Front().op == Read {
+		return
+	}
+	for i := 1; i < min(q.Len(), mergeScan); i++ {
+		if q.At(i).op == Read {
+			for j := i; j > 0; j-- {
+				q.Swap(j, j-1)
+			}
+			return
+		}
+	}
+}

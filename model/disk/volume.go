@@ -326,6 +326,9 @@ func (v *Volume) dispatch() {
 		if v.queue.Len() == 0 {
 			break
 		}
+		if v.cfg.ReadsFirst {
+			v.readToFront()
+		}
 		head := v.queue.Front()
 		ops := v.opsOf(head.size)
 		t, why := v.iops.ReadyAt(now, ops), boundIOPS

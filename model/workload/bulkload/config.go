@@ -33,9 +33,11 @@ type Config struct {
 	Partitioning    string    `toml:"partitioning" enum:"none|month" doc:"none, or RANGE partitioning by month of cl_timestamp: one clustered and two secondary indexes per partition. The unique key must then contain cl_timestamp; the model extends it to (cl_from, cl_to, cl_timestamp), which keeps rows in clustered order within each partition"`
 	AlterCommitRows int       `toml:"alter_commit_rows" unit:"rows" doc:"csv_alter: ALTER TABLE commits every N copied rows; ha_innodb.cc write_row() says 10,000 (the study says 1,000)"`
 
-	LogFilesInGroup   int  `toml:"log_files_in_group" unit:"files" doc:"innodb_log_files_in_group (default 2): the redo ring is this many files of engine.redo.log_file_size"`
-	ThreadConcurrency int  `toml:"thread_concurrency" unit:"threads" doc:"innodb_thread_concurrency, which log_calc_max_ages reserves redo for (plugin default 0)"`
-	SupportXA         bool `toml:"support_xa" doc:"innodb_support_xa (default ON): with the binlog on, the prepare flushes the log as well as the commit, two redo fsyncs per transaction at trx_commit=1 (trx_prepare_off_kernel)"`
+	LogFileSize       sim.Bytes `toml:"innodb_log_file_size" unit:"bytes" doc:"innodb_log_file_size of MySQL 5.1 (default 5 MiB); replaces engine.redo.log_file_size, whose checks are MariaDB's"`
+	LogFilesInGroup   int       `toml:"innodb_log_files_in_group" unit:"files" doc:"innodb_log_files_in_group (default 2): the redo ring is this many files"`
+	LogBufferSize     sim.Bytes `toml:"innodb_log_buffer_size" unit:"bytes" doc:"innodb_log_buffer_size of MySQL 5.1: 1 MiB built-in, 8 MiB in plugin >= 1.0.4 (the default here); replaces engine.redo.log_buffer_size. The log goes through the page cache, so it only sets when the log is copied there (at half the buffer)"`
+	ThreadConcurrency int       `toml:"thread_concurrency" unit:"threads" doc:"innodb_thread_concurrency, which log_calc_max_ages reserves redo for (plugin default 0)"`
+	SupportXA         bool      `toml:"support_xa" doc:"innodb_support_xa (default ON): with the binlog on, the prepare flushes the log as well as the commit, two redo fsyncs per transaction at trx_commit=1 (trx_prepare_off_kernel)"`
 
 	Tablespace engine.TablespaceConfig `toml:"tablespace" doc:"ibdata1 and its autoextend"`
 	Ibuf       engine.IbufConfig       `toml:"ibuf" doc:"the insert buffer"`
@@ -80,7 +82,9 @@ func DefaultConfig() Config {
 		Months:            90,
 		Partitioning:      "none",
 		AlterCommitRows:   10_000,
+		LogFileSize:       5 * sim.MiB,
 		LogFilesInGroup:   2,
+		LogBufferSize:     8 * sim.MiB,
 		ThreadConcurrency: 0,
 		SupportXA:         true,
 		Tablespace:        engine.DefaultTablespace(),
@@ -144,8 +148,14 @@ func (c Config) Validate() error {
 	if c.AlterCommitRows < 1 || c.AlterCommitRows > 1_000_000_000 {
 		bad("alter_commit_rows: must be in [1, 1e9], got %d", c.AlterCommitRows)
 	}
+	if c.LogFileSize < 1*sim.MiB || c.LogFileSize > 4*sim.GiB {
+		bad("innodb_log_file_size: must be in [1MiB, 4GiB], got %v", c.LogFileSize)
+	}
 	if c.LogFilesInGroup < 2 || c.LogFilesInGroup > 100 {
-		bad("log_files_in_group: must be in [2, 100], got %d", c.LogFilesInGroup)
+		bad("innodb_log_files_in_group: must be in [2, 100], got %d", c.LogFilesInGroup)
+	}
+	if c.LogBufferSize < 256*sim.KiB || c.LogBufferSize > 4*sim.GiB {
+		bad("innodb_log_buffer_size: must be in [256KiB, 4GiB], got %v", c.LogBufferSize)
 	}
 	if c.ThreadConcurrency < 0 || c.ThreadConcurrency > 1000 {
 		bad("thread_concurrency: must be in [0, 1000], got %d", c.ThreadConcurrency)

@@ -32,6 +32,7 @@ func hdd2008() disk.Config {
 	c.NCQ = true
 	c.FileSpacing = 1 * sim.GiB
 	c.Barriers = "off"
+	c.ReadsFirst = true
 	return c
 }
 
@@ -42,8 +43,6 @@ func mysql51() engine.Config {
 	e.SyncBinlog = 0
 	e.FlushLogAtTrxCommit = 1
 	e.BufferPool.Size = 128 * sim.MiB
-	e.Redo.LogFileSize = 5 * sim.MiB
-	e.Redo.LogBufferSize = 8 * sim.MiB
 	e.Redo.BlockSize = 512
 	e.Flushing.MaxDirtyPagesPct = 75
 	e.Flushing.IOCapacity = 200

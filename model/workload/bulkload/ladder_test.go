@@ -11,21 +11,18 @@ import (
 )
 
 func ladder() []step {
-	s2 := func(e *engine.Config) {
-		e.Redo.LogFileSize = 512 * sim.MiB
-		e.Redo.LogBufferSize = 32 * sim.MiB
-	}
+	s2 := func(e *engine.Config) {}
 	s3 := func(e *engine.Config) {
-		s2(e)
 		e.BinlogStorageEngine = engine.BinlogOff
 		e.Flushing.Doublewrite = false
 		e.FlushLogAtTrxCommit = 2
 	}
-	part := func(w *Config) { w.Partitioning = "month" }
+	big := func(w *Config) { w.LogFileSize, w.LogBufferSize = 512*sim.MiB, 32*sim.MiB }
+	part := func(w *Config) { big(w); w.Partitioning = "month" }
 	return []step{
 		{"step1", func(*engine.Config) {}, func(*Config) {}},
-		{"step2", s2, func(*Config) {}},
-		{"step3", s3, func(*Config) {}},
+		{"step2", s2, big},
+		{"step3", s3, big},
 		{"step4", s3, part},
 		{"step5", s3, func(w *Config) { part(w); w.Method = MethodLoadData }},
 		{"step6", s3, func(w *Config) { part(w); w.Method = MethodCSVAlter }},

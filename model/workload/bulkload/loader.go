@@ -151,17 +151,17 @@ func New(env *sim.Env, cores int, vol *disk.Volume, ecfg engine.Config, cfg Conf
 		return nil, fmt.Errorf("engine.binlog_storage_engine: a MySQL 5.1 load has off or file, got %q", ecfg.BinlogStorageEngine)
 	}
 	// The redo ring is log_files_in_group files; the engine holds it as one.
-	fileSize := ecfg.Redo.LogFileSize
+	fileSize := cfg.LogFileSize
 	ecfg.Redo.LogFileSize = fileSize * sim.Bytes(cfg.LogFilesInGroup)
+	ecfg.Redo.LogBufferSize = cfg.LogBufferSize
 	// MySQL 5.1 writes the log through the page cache (flush method
 	// fdatasync) and its log buffer only sets when the copy happens; the
 	// engine's MariaDB check (at most half the capacity) is kept.
 	ecfg.Redo.FileBuffering = "on"
+	ecfg.Redo.BlockSize = 512 // OS_FILE_LOG_BLOCK_SIZE
 	ecfg.Redo.InitialLog = "wrapped"
 	capa, _, _ := ecfg.Redo.Capacity()
-	if uint64(ecfg.Redo.LogBufferSize) > capa/2 {
-		ecfg.Redo.LogBufferSize = sim.Bytes(capa / 2)
-	}
+	ecfg.Redo.LogBufferSize = max(2*sim.MiB, min(ecfg.Redo.LogBufferSize, sim.Bytes(capa/2)))
 	ecfg.BufferPool.Warm = false
 	src := RegisterSources(vol)
 	pages := pageBudget(cfg, ecfg)
