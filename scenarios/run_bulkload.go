@@ -40,7 +40,12 @@ func runBulkload(rc RunContext) (result.Metrics, error) {
 	if err := l.Err(); err != nil {
 		return nil, err
 	}
-	return toMetrics(l.Result())
+	m, err := toMetrics(l.Result())
+	if err != nil {
+		return nil, err
+	}
+	m["disk"] = vol.Metrics() // iostat figures and per-second series, as every workload reports them
+	return m, nil
 }
 
 // toMetrics turns a typed result into the document's metrics tree through

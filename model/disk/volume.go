@@ -76,6 +76,7 @@ type ioNode struct {
 	off     int64
 	size    int64
 	addr    int64 // hdd: position on the platter in bytes
+	rot     int64 // hdd with ncq: ns into a revolution at which addr passes the head
 	queued  sim.Time
 	started sim.Time // when it took a device slot
 	target  uint64   // flush: cached writes it must see destaged
@@ -402,6 +403,7 @@ func (v *Volume) start(n *ioNode, now sim.Time) {
 		}
 	case hdd:
 		n.addr = v.address(n.file, n.off)
+		n.rot = v.angle(n.addr)
 		v.mediaPush(n)
 	default:
 		d := v.readDist
@@ -436,6 +438,7 @@ func (v *Volume) onAckCached(a any) {
 	d.target = v.acked
 	if v.cfg.Kind == "hdd" {
 		d.addr = v.address(n.file, n.off)
+		d.rot = v.angle(d.addr)
 	}
 	v.mediaPush(d)
 	v.onComplete(n)
@@ -470,10 +473,10 @@ const destageWindow = 32
 // full cache; destages in ack order, or on the hdd the nearest of the
 // oldest destageWindow.
 func (v *Volume) nextMediaJob() *ioNode {
+	if v.cfg.NCQ && v.cfg.Kind == "hdd" {
+		return v.ncqNext()
+	}
 	if v.media.Len() > 0 && (v.destageQ.Len() == 0 || v.cacheWait.Len() == 0) {
-		if v.cfg.NCQ {
-			v.nearestFirst(&v.media)
-		}
 		return v.media.Pop()
 	}
 	if v.cfg.Kind == "hdd" {

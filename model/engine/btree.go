@@ -287,33 +287,35 @@ func (r *RandIndex) Insert(ref LeafRef, key uint64, count int, a PageAllocator, 
 	t.Redo += uint64(count) * (uint64(r.rec) + redoRecHeader)
 	lf.n += int32(count)
 	ni, li := ref.Node, ref.Leaf
-	for r.nodes[ni].leaves[li].n > int32(r.perLeaf) {
-		left, right := r.split(ni, li, key, seq, a, t)
-		seq = false
-		// Go on with the fuller half (a large merge may need more splits).
-		lni, lli := r.locate(left, ni)
-		rni, rli := r.locate(right, ni)
-		ni, li = lni, lli
-		if r.nodes[rni].leaves[rli].n > r.nodes[lni].leaves[lli].n {
-			ni, li = rni, rli
+	if lf.n <= int32(r.perLeaf) {
+		return
+	}
+	r.split(ni, li, key, seq, a, t)
+	// A large merge may leave either half over-full: split until none is.
+	// Splits only move leaves into the next non-leaf pages.
+	for count > 1 {
+		ni2, li2, ok := r.overfull(ni)
+		if !ok {
+			break
 		}
+		r.split(ni2, li2, key, false, a, t)
 	}
 }
 
-// locate finds the leaf on page p in node hint or the one after it.
-func (r *RandIndex) locate(p int32, hint int) (int, int) {
-	for ni := hint; ni < len(r.nodes) && ni <= hint+1; ni++ {
-		for li := range r.nodes[ni].leaves {
-			if r.nodes[ni].leaves[li].page == p {
-				return ni, li
+// overfull finds an over-full leaf in non-leaf page ni or the two after it.
+func (r *RandIndex) overfull(ni int) (int, int, bool) {
+	for n := ni; n < len(r.nodes) && n <= ni+2; n++ {
+		for l := range r.nodes[n].leaves {
+			if r.nodes[n].leaves[l].n > int32(r.perLeaf) {
+				return n, l, true
 			}
 		}
 	}
-	panic("engine: RandIndex leaf lost after a split")
+	return 0, 0, false
 }
 
-// split splits leaf li of node ni and returns the two halves' pages.
-func (r *RandIndex) split(ni, li int, key uint64, seq bool, a PageAllocator, t *Touched) (int32, int32) {
+// split splits leaf li of node ni.
+func (r *RandIndex) split(ni, li int, key uint64, seq bool, a PageAllocator, t *Touched) {
 	r.Splits++
 	nd := &r.nodes[ni]
 	lf := nd.leaves[li]
@@ -352,7 +354,6 @@ func (r *RandIndex) split(ni, li int, key uint64, seq bool, a PageAllocator, t *
 	if len(nd.leaves) > r.perPtr {
 		r.splitNode(ni, a, t)
 	}
-	return lf.page, right.page
 }
 
 func (r *RandIndex) splitNode(ni int, a PageAllocator, t *Touched) {
@@ -398,4 +399,35 @@ func (r *RandIndex) FillFactor() float64 {
 // FillFactor returns records / (leaves x records a page could hold).
 func (s *SeqIndex) FillFactor() float64 {
 	return float64(s.Records) / float64(s.Leaves*int64(PageUsable/s.rec))
+}
+
+// Check verifies the index's invariants: ranges in key order, no leaf
+// over its capacity, non-leaf pages within their fan-out, and the leaf
+// counts adding up to Records and Leaves. It returns the first violation.
+func (r *RandIndex) Check() error {
+	var recs, leaves int64
+	var prev uint64
+	for ni, nd := range r.nodes {
+		if len(nd.leaves) == 0 || len(nd.leaves) > r.perPtr {
+			return fmt.Errorf("node %d holds %d leaves (fan-out %d)", ni, len(nd.leaves), r.perPtr)
+		}
+		if nd.lo != nd.leaves[0].lo {
+			return fmt.Errorf("node %d starts at %d, its first leaf at %d", ni, nd.lo, nd.leaves[0].lo)
+		}
+		for li, lf := range nd.leaves {
+			if (ni > 0 || li > 0) && lf.lo <= prev {
+				return fmt.Errorf("leaf %d/%d starts at %d, not after %d", ni, li, lf.lo, prev)
+			}
+			prev = lf.lo
+			if lf.n < 0 || int(lf.n) > r.perLeaf {
+				return fmt.Errorf("leaf %d/%d holds %d records (capacity %d)", ni, li, lf.n, r.perLeaf)
+			}
+			recs += int64(lf.n)
+			leaves++
+		}
+	}
+	if recs != r.Records || leaves != r.Leaves {
+		return fmt.Errorf("leaves hold %d records in %d pages, the index counts %d in %d", recs, leaves, r.Records, r.Leaves)
+	}
+	return nil
 }

@@ -255,3 +255,115 @@ func (e *Engine) Dirty(p int32, lsn uint64) { e.dirty(p, lsn) }
 
 // Frames returns the buffer pool size in pages.
 func (e *Engine) Frames() int { return e.BP.frames }
+
+// MySQL 5.1's free-margin flushing (buf0flu.c): after a page read the
+// reading thread checks the tail of the LRU list and, when fewer than
+// BUF_FLUSH_FREE_BLOCK_MARGIN pages there are replaceable, flushes dirty
+// ones from it itself (buf_flush_free_margin -> buf_flush_batch(LRU)).
+const (
+	lruFreeMargin  = 5 + 64                         // BUF_FLUSH_FREE_BLOCK_MARGIN
+	lruExtraMargin = lruFreeMargin/4 + 100          // BUF_FLUSH_EXTRA_MARGIN
+	lruSearchLen   = 5 + 2*64                       // BUF_LRU_FREE_SEARCH_LEN
+	lruWant        = lruFreeMargin + lruExtraMargin // replaceable pages a batch aims for
+	lruScanMax     = 4096                           // page ids the tail scans look at, at most
+)
+
+// LRURecommendation is buf_flush_LRU_recommendation: the number of dirty
+// pages to flush from the tail of the LRU list, 0 if enough of it is
+// replaceable. The tail is the unreferenced pages just ahead of the clock
+// hand, the ones CLOCK evicts next.
+func (e *Engine) LRURecommendation() int {
+	bp := e.BP
+	n := bp.frames - bp.resident
+	seen := 0
+	// The scan is bounded as the LRU list's tail is: referenced pages
+	// ahead of the hand are not in it.
+	for i, h := 0, bp.hand; i < bp.npages && i < lruScanMax && seen < lruSearchLen && n < lruWant; i++ {
+		w := bp.word[h]
+		if w&pgResident != 0 && w&pgRef == 0 {
+			seen++
+			if w&lsnMask == 0 {
+				n++
+			}
+		}
+		if h++; h == bp.npages {
+			h = 0
+		}
+	}
+	if n >= lruFreeMargin {
+		return 0
+	}
+	return lruWant - n
+}
+
+// FlushLRU writes up to n dirty pages from the tail of the LRU list as
+// 5.1's buf_flush_batch(BUF_FLUSH_LRU) does, through
+// buf_flush_buffered_writes: with the doublewrite buffer the batch is
+// written to the doublewrite area and ibdata1 is fsynced, then the pages go
+// home, and the flushing thread waits until they are written and fsyncs
+// the data file; without it the writes are posted and the thread goes on.
+// It returns true if the caller may go on at once; otherwise done(arg)
+// runs when the batch is complete.
+func (e *Engine) FlushLRU(n int, done func(any), arg any) bool {
+	bp := e.BP
+	b := &lruBatch{e: e, done: done, arg: arg}
+	for i, h := 0, bp.hand; i < bp.npages && len(b.pages) < n && i < 2*lruScanMax; i++ {
+		w := bp.word[h]
+		if w&pgResident != 0 && w&pgRef == 0 && w&lsnMask != 0 {
+			b.pages = append(b.pages, int32(h))
+		}
+		if h++; h == bp.npages {
+			h = 0
+		}
+	}
+	if len(b.pages) == 0 {
+		return true
+	}
+	e.LRUWrites += int64(len(b.pages))
+	for _, p := range b.pages {
+		e.lruInflight = append(e.lruInflight, bp.Clean(p))
+	}
+	if !e.cfg.Flushing.Doublewrite {
+		b.writeHome()
+		return true
+	}
+	e.sys.WriteAt(e.dblwrOffset(0), int64(len(b.pages))*PageSize, e.src.Doublewrite, nil, nil)
+	e.sys.Sync(b.onDoublewrite, nil)
+	b.wait = true
+	return false
+}
+
+type lruBatch struct {
+	e       *Engine
+	pages   []int32
+	pending int
+	wait    bool
+	done    func(any)
+	arg     any
+}
+
+func (b *lruBatch) onDoublewrite(any) { b.writeHome() }
+
+func (b *lruBatch) writeHome() {
+	e := b.e
+	b.pending = len(b.pages)
+	for _, p := range b.pages {
+		f, off := e.pageFile(p)
+		e.markWritten(p)
+		f.WriteAt(off, PageSize, e.src.PageFlush, b.onPage, nil)
+	}
+}
+
+func (b *lruBatch) onPage(any) {
+	e := b.e
+	if k := len(e.lruInflight); k > 0 {
+		e.lruInflight = e.lruInflight[:k-1]
+	}
+	b.pending--
+	if b.pending > 0 || !b.wait {
+		return
+	}
+	e.files[0].Sync(b.onSynced, nil)
+}
+
+func (b *lruBatch) onSynced(any) { b.done(b.arg) }

@@ -20,7 +20,7 @@ const (
 // plus the MySQL 5.1 settings the engine section does not have.
 type Config struct {
 	Method          string    `toml:"method" enum:"dump|load_data|csv_alter" doc:"how the table is loaded: dump (the mysqldump file: extended INSERTs, each its own autocommit transaction), load_data (LOAD DATA INFILE, one transaction) or csv_alter (the INSERTs into a CSV table, then one ALTER TABLE ... ENGINE=InnoDB)"`
-	Rows            int64     `toml:"rows" unit:"rows" doc:"rows in the dump; not stated by the study. Assumption: 4,000,000, the middle of the 3-6 M estimate for jawiki categorylinks of 2009-2010 (bulkload-notes §2)"`
+	Rows            int64     `toml:"rows" unit:"rows" doc:"rows in the dump; not stated by the study (estimate 3-6 M for jawiki categorylinks of 2009-2010, bulkload-notes §2). Calibrated: 3,400,000 fits steps 1-3 best (docs/validation.md, with the leave-one-out check)"`
 	SQLRowBytes     int       `toml:"sql_row_bytes" unit:"bytes" doc:"SQL text per row of an extended INSERT, e.g. (1234567,'カテゴリ名','ソートキー',20090101123456), ; assumption: 100 (80-120 B estimate, bulkload-notes §2)"`
 	StatementBytes  sim.Bytes `toml:"statement_bytes" unit:"bytes" doc:"largest extended INSERT: mysqldump starts a new one before net_buffer_length = 1,047,551 B"`
 	CSVRowBytes     int       `toml:"csv_row_bytes" unit:"bytes" doc:"bytes of a row in the CSV engine's .CSV file (quoted fields, commas, newline); assumption: 85"`
@@ -70,7 +70,7 @@ func DefaultConfig() Config {
 	us := func(n float64) sim.Duration { return sim.Duration(n * float64(time.Microsecond)) }
 	return Config{
 		Method:            MethodDump,
-		Rows:              4_000_000,
+		Rows:              3_400_000,
 		SQLRowBytes:       100,
 		StatementBytes:    1_047_551,
 		CSVRowBytes:       85,

@@ -45,6 +45,18 @@ func TestLadderDebug(t *testing.T) {
 			wc.Rows = rows
 		}
 		s.wl(&wc)
+		if v, err := strconv.ParseFloat(os.Getenv("BULK_SPREAD"), 64); err == nil {
+			wc.TimestampSpread = v
+		}
+		if v, err := strconv.ParseFloat(os.Getenv("BULK_ZIPF"), 64); err == nil {
+			wc.Popularity = v
+		}
+		if v, err := strconv.ParseFloat(os.Getenv("BULK_CPU"), 64); err == nil {
+			f := v / 40
+			c := &wc.CPU
+			c.RowInsert, c.RowLoadData = sim.Duration(float64(c.RowInsert)*f), sim.Duration(float64(c.RowLoadData)*f)
+			c.RowCSV, c.RowCopy = sim.Duration(float64(c.RowCSV)*f), sim.Duration(float64(c.RowCopy)*f)
+		}
 		t0 := time.Now()
 		r, _ := run(t, ec, wc, 100*time.Hour)
 		t.Logf("%s: elapsed %.0f s (wall %v) rows/s %.0f misses/1k %.1f time %+v", s.name, r.ElapsedS, time.Since(t0).Round(time.Millisecond), r.RowsPerS, r.MissesPer1k, r.Time)

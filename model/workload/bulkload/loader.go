@@ -127,6 +127,7 @@ type Loader struct {
 	csvRead_  int64 // bytes of it read back by the ALTER
 	csv       *disk.File
 	waitKind  int
+	justRead  bool // a read was issued: check the LRU free margin when the thread runs next
 	waitStart sim.Time
 	csvEnd    sim.Time
 	finished  bool
@@ -398,6 +399,7 @@ func (l *Loader) need(p int32, why *int64) bool {
 		return false
 	}
 	*why++
+	l.justRead = true
 	l.wait[0] = p
 	l.block(waitRead)
 	if l.e.Resident(l.wait[:], nil, l.resumeCB, nil) {
@@ -423,6 +425,15 @@ func (l *Loader) unblock() {
 // run advances the load until the thread must wait.
 func (l *Loader) run() {
 	l.unblock()
+	if l.justRead && !l.finished {
+		// buf_read_page ends with buf_flush_free_margin.
+		l.justRead = false
+		if n := l.e.LRURecommendation(); n > 0 && !l.e.FlushLRU(n, l.resumeCB, nil) {
+			l.st_.lruBatches++
+			l.block(waitLRU)
+			return
+		}
+	}
 	for !l.finished {
 		switch l.st {
 		case stBegin:
@@ -624,6 +635,7 @@ func (l *Loader) contract(sync bool) bool {
 		}
 		l.merging++
 		l.st_.mergeReads++
+		l.justRead = true
 		mr := &mergeRead{l: l, page: [1]int32{p}, wait: wait}
 		if wait != nil {
 			wait.n++

@@ -124,7 +124,7 @@ type Series struct {
 	RedoMBPerS           []float64 `json:"redo_mb_per_s"`
 	BinlogMBPerS         []float64 `json:"binlog_mb_per_s"`
 	DirtyPages           []float64 `json:"dirty_pages"`
-	CheckpointAgeMB      []float64 `json:"checkpoint_age_mb"`
+	CheckpointAgeMB      []float64 `json:"checkpoint_age_MB"`
 	IbufPages            []float64 `json:"ibuf_pages"`
 	UndoPages            []float64 `json:"undo_pages"`
 }

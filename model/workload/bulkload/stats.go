@@ -13,7 +13,7 @@ type stats struct {
 	direct, buffered, refused, merges int64
 	readsLeaf, readsIbuf, readsUndo   int64
 	readsOther, mergeReads            int64
-	stalls, syncContracts             int64
+	stalls, syncContracts, lruBatches int64
 	wait                              [numWaits]sim.Time
 
 	width  time.Duration
