@@ -240,6 +240,9 @@ func NewRandIndex(rec, ptr int, a PageAllocator, id uint16, own *PageOwners) *Ra
 // PerLeaf returns the records a full leaf holds.
 func (r *RandIndex) PerLeaf() int { return r.perLeaf }
 
+// RecordBytes returns the size of a record.
+func (r *RandIndex) RecordBytes() int { return r.rec }
+
 // Find returns the leaf whose range holds key.
 func (r *RandIndex) Find(key uint64) LeafRef {
 	ni := search(len(r.nodes), func(i int) bool { return r.nodes[i].lo > key }) - 1
@@ -431,3 +434,11 @@ func (r *RandIndex) Check() error {
 	}
 	return nil
 }
+
+// LimitLeaf caps the records a leaf holds at n (a compressed page holds
+// what compresses into its key block). It must be called before the
+// first insert.
+func (s *SeqIndex) LimitLeaf(n int) { s.perLeaf = max(2, min(s.perLeaf, n)) }
+
+// LimitLeaf caps the records a leaf holds at n, as SeqIndex.LimitLeaf.
+func (r *RandIndex) LimitLeaf(n int) { r.perLeaf = max(4, min(r.perLeaf, n)) }

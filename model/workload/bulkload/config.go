@@ -19,19 +19,22 @@ const (
 // Config is [workload.bulkload]: the dump, the table and how it is loaded,
 // plus the MySQL 5.1 settings the engine section does not have.
 type Config struct {
-	Method          string    `toml:"method" enum:"dump|load_data|csv_alter" doc:"how the table is loaded: dump (the mysqldump file: extended INSERTs, each its own autocommit transaction), load_data (LOAD DATA INFILE, one transaction) or csv_alter (the INSERTs into a CSV table, then one ALTER TABLE ... ENGINE=InnoDB)"`
-	Rows            int64     `toml:"rows" unit:"rows" doc:"rows in the dump; not stated by the study (estimate 3-6 M for jawiki categorylinks of 2009-2010, bulkload-notes §2). Calibrated: 3,400,000 fits steps 1-3 best (docs/validation.md, with the leave-one-out check)"`
-	SQLRowBytes     int       `toml:"sql_row_bytes" unit:"bytes" doc:"SQL text per row of an extended INSERT, e.g. (1234567,'カテゴリ名','ソートキー',20090101123456), ; assumption: 100 (80-120 B estimate, bulkload-notes §2)"`
-	StatementBytes  sim.Bytes `toml:"statement_bytes" unit:"bytes" doc:"largest extended INSERT: mysqldump starts a new one before net_buffer_length = 1,047,551 B"`
-	CSVRowBytes     int       `toml:"csv_row_bytes" unit:"bytes" doc:"bytes of a row in the CSV engine's .CSV file (quoted fields, commas, newline); assumption: 85"`
-	CategoryBytes   int       `toml:"category_bytes" unit:"bytes" doc:"average cl_to (category name) length in UTF-8; assumption: 30 (bulkload-notes §2)"`
-	SortkeyBytes    int       `toml:"sortkey_bytes" unit:"bytes" doc:"average cl_sortkey length; assumption: 30 (bulkload-notes §2)"`
-	Categories      int       `toml:"categories" unit:"categories" doc:"distinct cl_to values; assumption: 50,000 (about 39,000 in June 2007, bulkload-notes §2)"`
-	Popularity      float64   `toml:"popularity" unit:"" doc:"Zipf exponent of category popularity (share of rows of the k-th most popular category ∝ 1/k^s); assumption: 1.0; 0 = uniform"`
-	TimestampSpread float64   `toml:"timestamp_spread" unit:"fraction" doc:"fraction of rows whose cl_timestamp is later than their page's creation (a category added by a later edit), uniform between the two; the rest carry the creation time, which grows with cl_from. Assumption: 0.2"`
-	Months          int       `toml:"months" unit:"months" doc:"months the timestamps span (the partitions of RANGE partitioning by month); assumption: 90 (2003 to mid-2010)"`
-	Partitioning    string    `toml:"partitioning" enum:"none|month" doc:"none, or RANGE partitioning by month of cl_timestamp: one clustered and two secondary indexes per partition. The unique key must then contain cl_timestamp; the model extends it to (cl_from, cl_to, cl_timestamp), which keeps rows in clustered order within each partition"`
-	AlterCommitRows int       `toml:"alter_commit_rows" unit:"rows" doc:"csv_alter: ALTER TABLE commits every N copied rows; ha_innodb.cc write_row() says 10,000 (the study says 1,000)"`
+	Method           string    `toml:"method" enum:"dump|load_data|csv_alter" doc:"how the table is loaded: dump (the mysqldump file: extended INSERTs, each its own autocommit transaction), load_data (LOAD DATA INFILE, one transaction) or csv_alter (the INSERTs into a CSV table, then one ALTER TABLE ... ENGINE=InnoDB)"`
+	Rows             int64     `toml:"rows" unit:"rows" doc:"rows in the dump; not stated by the study (estimate 3-6 M for jawiki categorylinks of 2009-2010, bulkload-notes §2). Calibrated: 3,400,000 fits steps 1-3 best (docs/validation.md, with the leave-one-out check)"`
+	SQLRowBytes      int       `toml:"sql_row_bytes" unit:"bytes" doc:"SQL text per row of an extended INSERT, e.g. (1234567,'カテゴリ名','ソートキー',20090101123456), ; assumption: 100 (80-120 B estimate, bulkload-notes §2)"`
+	StatementBytes   sim.Bytes `toml:"statement_bytes" unit:"bytes" doc:"largest extended INSERT: mysqldump starts a new one before net_buffer_length = 1,047,551 B"`
+	CSVRowBytes      int       `toml:"csv_row_bytes" unit:"bytes" doc:"bytes of a row in the CSV engine's .CSV file (quoted fields, commas, newline); assumption: 85"`
+	CategoryBytes    int       `toml:"category_bytes" unit:"bytes" doc:"average cl_to (category name) length in UTF-8; assumption: 30 (bulkload-notes §2)"`
+	SortkeyBytes     int       `toml:"sortkey_bytes" unit:"bytes" doc:"average cl_sortkey length; assumption: 30 (bulkload-notes §2)"`
+	Categories       int       `toml:"categories" unit:"categories" doc:"distinct cl_to values; assumption: 50,000 (about 39,000 in June 2007, bulkload-notes §2)"`
+	Popularity       float64   `toml:"popularity" unit:"" doc:"Zipf exponent of category popularity (share of rows of the k-th most popular category ∝ 1/k^s); assumption: 1.0; 0 = uniform"`
+	TimestampSpread  float64   `toml:"timestamp_spread" unit:"fraction" doc:"fraction of rows whose cl_timestamp is later than their page's creation (a category added by a later edit), uniform between the two; the rest carry the creation time, which grows with cl_from. Assumption: 0.2"`
+	Months           int       `toml:"months" unit:"months" doc:"months the timestamps span (the partitions of RANGE partitioning by month); assumption: 90 (2003 to mid-2010)"`
+	Partitioning     string    `toml:"partitioning" enum:"none|month" doc:"none, or RANGE partitioning by month of cl_timestamp: one clustered and two secondary indexes per partition. The unique key must then contain cl_timestamp; the model extends it to (cl_from, cl_to, cl_timestamp), which keeps rows in clustered order within each partition"`
+	RowFormat        string    `toml:"row_format" enum:"compact|compressed" doc:"ROW_FORMAT: compact (the 5.1 default) or compressed (Barracuda with innodb_file_per_table; zlib-compressed pages of key_block_size)"`
+	KeyBlockSize     sim.Bytes `toml:"key_block_size" unit:"bytes" doc:"compressed: KEY_BLOCK_SIZE, the on-disk page (1, 2, 4, 8 or 16 KiB; ROW_FORMAT=COMPRESSED alone means 8 KiB)"`
+	CompressionRatio float64   `toml:"compression_ratio" unit:"" doc:"compressed: bytes of records / bytes of their zlib stream; assumption 2.0 (the plugin's row-format test: 2.3 GB compact, 1.2 GB at 8 KB; Percona 2008: 2.6 with 9 indexes)"`
+	AlterCommitRows  int       `toml:"alter_commit_rows" unit:"rows" doc:"csv_alter: ALTER TABLE commits every N copied rows; ha_innodb.cc write_row() says 10,000 (the study says 1,000)"`
 
 	LogFileSize       sim.Bytes `toml:"innodb_log_file_size" unit:"bytes" doc:"innodb_log_file_size of MySQL 5.1 (default 5 MiB); replaces engine.redo.log_file_size, whose checks are MariaDB's"`
 	LogFilesInGroup   int       `toml:"innodb_log_files_in_group" unit:"files" doc:"innodb_log_files_in_group (default 2): the redo ring is this many files"`
@@ -63,6 +66,8 @@ type CPUConfig struct {
 	RowCSV      sim.Duration `toml:"row_csv" unit:"s per row" doc:"csv_alter: parse a row of an INSERT and write it to the .CSV file (ha_tina::write_row, one my_write per row)"`
 	RowCopy     sim.Duration `toml:"row_copy" unit:"s per row" doc:"csv_alter: read a row from the CSV table and insert it into InnoDB (copy_data_between_tables)"`
 	Statement   sim.Duration `toml:"statement" unit:"s per statement" doc:"per statement: receive, start and commit the transaction"`
+	Compress    sim.Duration `toml:"compress_page" unit:"s per page" doc:"compressed: zlib deflate of one page (page_zip_compress); assumption: 0.3 ms, 16 KiB at about 50 MB/s on a 2008 desktop core"`
+	Decompress  sim.Duration `toml:"decompress_page" unit:"s per page" doc:"compressed: zlib inflate of one page (page_zip_decompress); assumption: 0.06 ms, about 250 MB/s"`
 }
 
 // DefaultConfig returns the jawiki categorylinks load of the study, step 1.
@@ -82,6 +87,9 @@ func DefaultConfig() Config {
 		Months:            90,
 		Partitioning:      "none",
 		AlterCommitRows:   10_000,
+		RowFormat:         "compact",
+		KeyBlockSize:      8 * sim.KiB,
+		CompressionRatio:  2.0,
 		LogFileSize:       5 * sim.MiB,
 		LogFilesInGroup:   2,
 		LogBufferSize:     8 * sim.MiB,
@@ -96,6 +104,8 @@ func DefaultConfig() Config {
 			RowCSV:      us(25),
 			RowCopy:     us(15),
 			Statement:   us(200),
+			Compress:    us(300),
+			Decompress:  us(60),
 		},
 		Sample: sim.Duration(10 * time.Second),
 	}
@@ -145,6 +155,19 @@ func (c Config) Validate() error {
 	default:
 		bad("partitioning: must be none or month, got %q", c.Partitioning)
 	}
+	switch c.RowFormat {
+	case "compact", "compressed":
+	default:
+		bad("row_format: must be compact or compressed, got %q", c.RowFormat)
+	}
+	switch c.KeyBlockSize {
+	case 1 * sim.KiB, 2 * sim.KiB, 4 * sim.KiB, 8 * sim.KiB, 16 * sim.KiB:
+	default:
+		bad("key_block_size: must be 1KiB, 2KiB, 4KiB, 8KiB or 16KiB, got %v", c.KeyBlockSize)
+	}
+	if !(c.CompressionRatio >= 1 && c.CompressionRatio <= 20) {
+		bad("compression_ratio: must be in [1, 20], got %v", c.CompressionRatio)
+	}
 	if c.AlterCommitRows < 1 || c.AlterCommitRows > 1_000_000_000 {
 		bad("alter_commit_rows: must be in [1, 1e9], got %d", c.AlterCommitRows)
 	}
@@ -175,7 +198,7 @@ func (c Config) Validate() error {
 	for _, x := range []struct {
 		k string
 		v sim.Duration
-	}{{"row_insert", c.CPU.RowInsert}, {"row_load_data", c.CPU.RowLoadData}, {"row_csv", c.CPU.RowCSV}, {"row_copy", c.CPU.RowCopy}, {"statement", c.CPU.Statement}} {
+	}{{"row_insert", c.CPU.RowInsert}, {"row_load_data", c.CPU.RowLoadData}, {"row_csv", c.CPU.RowCSV}, {"row_copy", c.CPU.RowCopy}, {"statement", c.CPU.Statement}, {"compress_page", c.CPU.Compress}, {"decompress_page", c.CPU.Decompress}} {
 		if x.v < 0 || x.v > sim.Duration(time.Second) {
 			bad("cpu.%s: must be in [0, 1s], got %v", x.k, x.v)
 		}

@@ -26,6 +26,7 @@ func ladder() []step {
 		{"step4", s3, part},
 		{"step5", s3, func(w *Config) { part(w); w.Method = MethodLoadData }},
 		{"step6", s3, func(w *Config) { part(w); w.Method = MethodCSVAlter }},
+		{"step7", s3, func(w *Config) { part(w); w.Method = MethodCSVAlter; w.RowFormat = "compressed" }},
 	}
 }
 
@@ -61,7 +62,7 @@ func TestLadderDebug(t *testing.T) {
 		r, _ := run(t, ec, wc, 100*time.Hour)
 		t.Logf("%s: elapsed %.0f s (wall %v) rows/s %.0f misses/1k %.1f time %+v", s.name, r.ElapsedS, time.Since(t0).Round(time.Millisecond), r.RowsPerS, r.MissesPer1k, r.Time)
 		t.Logf("  index %+v", r.Index)
-		t.Logf("  ibuf %+v undo %+v", r.Ibuf, r.Undo)
+		t.Logf("  ibuf %+v undo %+v zip %+v", r.Ibuf, r.Undo, r.Zip)
 		t.Logf("  pool %+v", r.Pool)
 		t.Logf("  redo %+v", r.Redo)
 		t.Logf("  io %+v", r.IO)

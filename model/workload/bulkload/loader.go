@@ -93,6 +93,7 @@ type Loader struct {
 	ib   *engine.Ibuf
 	undo *engine.UndoLog
 	own  *engine.PageOwners
+	zip  *engine.Zip // nil unless row_format = compressed
 	src  Sources
 	rng  *sim.Stream // "workload/bulkload": keys
 	mrng *sim.Stream // "engine/ibuf": contraction positions
@@ -164,6 +165,14 @@ func New(env *sim.Env, cores int, vol *disk.Volume, ecfg engine.Config, cfg Conf
 	capa, _, _ := ecfg.Redo.Capacity()
 	ecfg.Redo.LogBufferSize = max(2*sim.MiB, min(ecfg.Redo.LogBufferSize, sim.Bytes(capa/2)))
 	ecfg.BufferPool.Warm = false
+	realFrames := int(int64(ecfg.BufferPool.Size) / engine.PageSize)
+	zipFrames := 0
+	if cfg.RowFormat == "compressed" {
+		// The pool holds compressed pages, a tenth with an uncompressed
+		// frame too (engine.Zip): the engine's frames are those pages.
+		zipFrames = engine.ZipFrames(ecfg.BufferPool.Size, cfg.KeyBlockSize)
+		ecfg.BufferPool.Size = sim.Bytes(zipFrames) * engine.PageSize
+	}
 	src := RegisterSources(vol)
 	pages := pageBudget(cfg, ecfg)
 	e, err := engine.NewForTablespace(env, ecfg, pages, vol, src.Engine)
@@ -180,7 +189,10 @@ func New(env *sim.Env, cores int, vol *disk.Volume, ecfg engine.Config, cfg Conf
 	e.SetCPU(cpu)
 	l.pipe = commit.New(env, e, cpu, vol, ecfg, src.Commit)
 	l.ts = engine.NewTablespace(e, cfg.Tablespace, src.Autoextend)
-	l.ib = engine.NewIbuf(cfg.Ibuf, pages, e.Frames())
+	l.ib = engine.NewIbuf(cfg.Ibuf, pages, realFrames) // max_size is half the pool's 16 KiB frames
+	if zipFrames > 0 {
+		l.zip = engine.NewZip(cfg.KeyBlockSize, cfg.CompressionRatio, pages, zipFrames)
+	}
 	l.undo = engine.NewUndoLog(l.ts)
 	l.own = engine.NewPageOwners(pages)
 	l.rng = env.Stream("workload/bulkload")
@@ -335,9 +347,15 @@ func (l *Loader) set(p int) *indexSet {
 	if s.clust == nil {
 		ptr := l.cfg.Record.NodePtrBytes
 		s.clust = engine.NewSeqIndex(l.cfg.clusteredBytes(), 8+ptr+l.cfg.CategoryBytes, l)
+		if l.zip != nil {
+			s.clust.LimitLeaf(l.zip.Capacity(l.cfg.clusteredBytes()))
+		}
 		for k := range s.sec {
 			id := uint16(len(l.sec))
 			s.sec[k] = engine.NewRandIndex(l.recSec[k], l.recSec[k]-5+ptr, l, id, l.own)
+			if l.zip != nil {
+				s.sec[k].LimitLeaf(l.zip.Capacity(l.recSec[k]))
+			}
 			l.sec = append(l.sec, s.sec[k])
 		}
 	}
@@ -389,6 +407,7 @@ func (l *Loader) resume(any) { l.run() }
 // (after paying its CPU) and resumes the current step.
 func (l *Loader) need(p int32, why *int64) bool {
 	if l.e.BP.Touch(p, 0) {
+		l.zipAccess(p)
 		return true // a read access: its reference bit keeps it from eviction
 	}
 	if l.pay() {
@@ -493,6 +512,14 @@ func (l *Loader) run() {
 			}
 			l.t.Reset()
 			s.clust.Insert(l, &l.t)
+			if l.zip != nil {
+				leaf, n := s.clust.TailLeaf()
+				if l.t.New > 0 {
+					l.zipOps(l.zip.Split(leaf, s.clust.PerLeaf()*2, l.cfg.clusteredBytes()))
+				} else {
+					l.zipOps(l.zip.Insert(leaf, n, 1, l.cfg.clusteredBytes()))
+				}
+			}
 			l.mtr()
 			l.st = stUndo
 		case stUndo:
@@ -572,8 +599,10 @@ func (l *Loader) secondary(k int) bool {
 				return l.secondary(k)
 			}
 		}
+		l.zipAccess(ref.Page)
 		l.t.Reset()
 		ix.Insert(ref, key, 1, l, &l.t)
+		l.zipInsert(ref.Page, ix, ref, 1, l.recSec[k])
 		l.mtr()
 		l.st_.direct++
 		return true
@@ -703,8 +732,10 @@ func (l *Loader) merge(p int32) {
 		panic(fmt.Sprintf("bulkload: page %d's range start leads to page %d", p, ref.Page))
 	}
 	l.ib.Take(p)
+	l.zipAccess(p)
 	l.t.Reset()
 	ix.Insert(ref, lo, n, l, &l.t)
+	l.zipInsert(p, ix, ref, n, ix.RecordBytes())
 	l.t.Redo += uint64(n) * 12 // the records deleted from the insert buffer
 	if tp := l.ib.TreePage(p, l); l.e.BP.IsResident(tp) {
 		l.t.Pages = append(l.t.Pages, tp)
@@ -868,4 +899,31 @@ func (l *Loader) fail(err error) {
 	if l.onDone != nil {
 		l.onDone()
 	}
+}
+
+// zipAccess charges the decompression of a compressed page that lacks its
+// uncompressed frame.
+func (l *Loader) zipAccess(p int32) {
+	if l.zip != nil && l.zip.Access(p) > 0 {
+		l.cpu += l.cfg.CPU.Decompress.D()
+	}
+}
+
+// zipInsert accounts k records inserted into leaf page p of ix (the
+// insert just made, recorded in l.t): the modification log, or the
+// recompression, or the split's compressions, with their CPU and redo.
+func (l *Loader) zipInsert(p int32, ix *engine.RandIndex, ref engine.LeafRef, k, rec int) {
+	if l.zip == nil {
+		return
+	}
+	if l.t.New > 0 {
+		l.zipOps(l.zip.Split(p, ix.PerLeaf()+k, rec))
+		return
+	}
+	l.zipOps(l.zip.Insert(p, ix.Count(ref), k, rec))
+}
+
+func (l *Loader) zipOps(ops int, redo uint64) {
+	l.cpu += time.Duration(ops) * l.cfg.CPU.Compress.D()
+	l.t.Redo += redo
 }

@@ -25,6 +25,7 @@ type Result struct {
 	Pool   PoolStats     `json:"buffer_pool"`
 	Redo   RedoStats     `json:"redo"`
 	IO     IOStats       `json:"io"`
+	Zip    ZipStats      `json:"compression"`
 	Time   TimeBreakdown `json:"time_s"`
 	Series Series        `json:"series"`
 }
@@ -58,6 +59,15 @@ type IbufStats struct {
 	MergedRecords int64 `json:"merged_records"`
 	MergeReads    int64 `json:"merge_reads"`
 	SyncContracts int64 `json:"sync_contractions"`
+}
+
+// ZipStats are the compressed pages (row_format = compressed).
+type ZipStats struct {
+	Compressions   int64   `json:"compressions"`
+	Failures       int64   `json:"failed_compressions"` // splits
+	Decompressions int64   `json:"decompressions"`
+	RedoMB         float64 `json:"page_image_redo_mb"` // MLOG_ZIP_PAGE_COMPRESS images
+	PoolPages      int     `json:"pool_pages"`         // compressed pages the pool holds
 }
 
 // UndoStats is the insert undo log.
@@ -196,6 +206,10 @@ func (l *Loader) Result() Result {
 	ix.DirectInserts, ix.BufferedInserts, ix.UnbufferedMisses = s.direct, s.buffered, s.refused
 	r.Ibuf = IbufStats{MaxPages: l.ib.MaxSize(), PeakPages: l.ib.PeakPages, PagesAtEnd: l.ib.Size(), RecordsAtEnd: l.ib.Records(),
 		Merges: s.merges, MergedRecords: l.ib.Merged, MergeReads: s.mergeReads, SyncContracts: s.syncContracts}
+	if z := l.zip; z != nil {
+		r.Zip = ZipStats{Compressions: z.Compressions, Failures: z.Failures, Decompressions: z.Decompressions,
+			RedoMB: float64(z.RedoBytes) / 1e6, PoolPages: l.e.Frames()}
+	}
 	r.Undo = UndoStats{PagesPeak: l.undo.PagesPeak, PagesAll: l.undo.PagesAll}
 	es := l.e.Stats()
 	r.Pool = PoolStats{Frames: l.e.Frames(), ReadsLeaf: s.readsLeaf + s.mergeReads, ReadsIbuf: s.readsIbuf, ReadsUndo: s.readsUndo, ReadsOther: s.readsOther,
