@@ -84,27 +84,36 @@ func (s *SeqIndex) Tail(dst []int32) []int32 {
 // Insert appends one record, recording what it modified in t.
 func (s *SeqIndex) Insert(a PageAllocator, t *Touched) {
 	s.Records++
-	if s.n < s.perLeaf {
-		s.n++
-		t.add(s.leaf)
-		t.Redo += uint64(s.rec) + redoRecHeader
-		return
+	if old, grew := appendRec(&s.leaf, &s.n, s.perLeaf, s.rec, a, t); grew {
+		// A new right leaf; the old one keeps its records.
+		s.Leaves++
+		t.add(old)
+		s.pushUp(0, a, t)
 	}
-	// A new right leaf; the old one keeps its records.
-	old := s.leaf
-	s.leaf = a.NewPage()
-	s.Leaves++
+}
+
+// appendRec adds a rec-byte record to the rightmost page of a level, which
+// holds n of per; a full page gets a new right sibling that takes the
+// record alone. It returns the old page and true if it did.
+func appendRec(page *int32, n *int, per, rec int, a PageAllocator, t *Touched) (int32, bool) {
+	if *n < per {
+		*n++
+		t.add(*page)
+		t.Redo += uint64(rec) + redoRecHeader
+		return 0, false
+	}
+	old := *page
+	*page = a.NewPage()
 	t.New++
-	s.n = 1
-	t.add(old)
-	t.add(s.leaf)
-	t.Redo += uint64(s.rec) + redoRecHeader + redoPageCreate
-	s.pushUp(0, old, a, t)
+	*n = 1
+	t.add(*page)
+	t.Redo += uint64(rec) + redoRecHeader + redoPageCreate
+	return old, true
 }
 
 // pushUp adds a node pointer for a new page at level lvl (0 = the level
 // above the leaves), growing the tree by a root when needed.
-func (s *SeqIndex) pushUp(lvl int, left int32, a PageAllocator, t *Touched) {
+func (s *SeqIndex) pushUp(lvl int, a PageAllocator, t *Touched) {
 	if lvl == len(s.levels) {
 		// The root splits: a new root above holds both pointers.
 		root := a.NewPage()
@@ -116,20 +125,10 @@ func (s *SeqIndex) pushUp(lvl int, left int32, a PageAllocator, t *Touched) {
 		return
 	}
 	l := &s.levels[lvl]
-	if l.n < s.perPtr {
-		l.n++
-		t.add(l.page)
-		t.Redo += uint64(s.ptr) + redoRecHeader
-		return
+	if _, grew := appendRec(&l.page, &l.n, s.perPtr, s.ptr, a, t); grew {
+		s.NonLeaf++
+		s.pushUp(lvl+1, a, t)
 	}
-	prev := l.page
-	l.page = a.NewPage()
-	s.NonLeaf++
-	t.New++
-	l.n = 1
-	t.add(l.page)
-	t.Redo += uint64(s.ptr) + redoRecHeader + redoPageCreate
-	s.pushUp(lvl+1, prev, a, t)
 }
 
 // Redo sizes of index operations (MySQL 5.1 mtr log records, [derived]):
