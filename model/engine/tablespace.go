@@ -81,6 +81,9 @@ type Tablespace struct {
 
 	Extensions  int64 // autoextend operations
 	ExtendBytes int64 // bytes written by them
+
+	rooms   sim.Pool[roomWait]
+	batches sim.Pool[lruBatch]
 }
 
 // NewTablespace returns the allocator over the engine's pages; src tags
@@ -198,7 +201,8 @@ func LogMaxAges51(fileSize sim.Bytes, nFiles, threads int) (capacity, syncPoint,
 // ones are near the clock hand, writes one first (an LRU flush the thread
 // waits for, through the doublewrite buffer if it is on) and calls
 // done(arg) when n frames are free.
-func (e *Engine) MakeRoom(n int, done func(any), arg any) bool {
+func (t *Tablespace) MakeRoom(n int, done func(any), arg any) bool {
+	e := t.e
 	bp := e.BP
 	for bp.frames-bp.resident < n {
 		v, dirty, ok := bp.Victim(1024)
@@ -217,7 +221,8 @@ func (e *Engine) MakeRoom(n int, done func(any), arg any) bool {
 			e.sys.WriteAt(e.dblwrOffset(0), PageSize, e.src.Doublewrite, nil, nil)
 		}
 		e.markWritten(v)
-		w := &roomWait{e: e, page: v, n: n, done: done, arg: arg}
+		w := t.rooms.Get()
+		*w = roomWait{t: t, page: v, n: n, done: done, arg: arg}
 		f.WriteAt(off, PageSize, e.src.PageFlush, onRoomWritten, w)
 		return false
 	}
@@ -225,7 +230,7 @@ func (e *Engine) MakeRoom(n int, done func(any), arg any) bool {
 }
 
 type roomWait struct {
-	e    *Engine
+	t    *Tablespace
 	page int32
 	n    int
 	done func(any)
@@ -234,15 +239,19 @@ type roomWait struct {
 
 func onRoomWritten(a any) {
 	w := a.(*roomWait)
-	e := w.e
+	t := w.t
+	e := t.e
 	if k := len(e.lruInflight); k > 0 {
 		e.lruInflight = e.lruInflight[:k-1]
 	}
 	if !e.BP.IsDirty(w.page) && e.BP.IsResident(w.page) {
 		e.BP.Evict(w.page)
 	}
-	if e.MakeRoom(w.n, w.done, w.arg) {
-		w.done(w.arg)
+	n, done, arg := w.n, w.done, w.arg
+	*w = roomWait{}
+	t.rooms.Put(w)
+	if t.MakeRoom(n, done, arg) {
+		done(arg)
 	}
 }
 
@@ -272,8 +281,8 @@ const (
 // pages to flush from the tail of the LRU list, 0 if enough of it is
 // replaceable. The tail is the unreferenced pages just ahead of the clock
 // hand, the ones CLOCK evicts next.
-func (e *Engine) LRURecommendation() int {
-	bp := e.BP
+func (t *Tablespace) LRURecommendation() int {
+	bp := t.e.BP
 	n := bp.frames - bp.resident
 	seen := 0
 	// The scan is bounded as the LRU list's tail is: referenced pages
@@ -304,9 +313,11 @@ func (e *Engine) LRURecommendation() int {
 // the data file; without it the writes are posted and the thread goes on.
 // It returns true if the caller may go on at once; otherwise done(arg)
 // runs when the batch is complete.
-func (e *Engine) FlushLRU(n int, done func(any), arg any) bool {
+func (t *Tablespace) FlushLRU(n int, done func(any), arg any) bool {
+	e := t.e
 	bp := e.BP
-	b := &lruBatch{e: e, done: done, arg: arg}
+	b := t.batches.Get()
+	*b = lruBatch{t: t, pages: b.pages[:0], done: done, arg: arg}
 	for i, h := 0, bp.hand; i < bp.npages && len(b.pages) < n && i < 2*lruScanMax; i++ {
 		w := bp.word[h]
 		if w&pgResident != 0 && w&pgRef == 0 && w&lsnMask != 0 {
@@ -317,6 +328,7 @@ func (e *Engine) FlushLRU(n int, done func(any), arg any) bool {
 		}
 	}
 	if len(b.pages) == 0 {
+		t.batches.Put(b)
 		return true
 	}
 	e.LRUWrites += int64(len(b.pages))
@@ -334,7 +346,7 @@ func (e *Engine) FlushLRU(n int, done func(any), arg any) bool {
 }
 
 type lruBatch struct {
-	e       *Engine
+	t       *Tablespace
 	pages   []int32
 	pending int
 	wait    bool
@@ -345,7 +357,7 @@ type lruBatch struct {
 func (b *lruBatch) onDoublewrite(any) { b.writeHome() }
 
 func (b *lruBatch) writeHome() {
-	e := b.e
+	e := b.t.e
 	b.pending = len(b.pages)
 	for _, p := range b.pages {
 		f, off := e.pageFile(p)
@@ -355,15 +367,30 @@ func (b *lruBatch) writeHome() {
 }
 
 func (b *lruBatch) onPage(any) {
-	e := b.e
+	e := b.t.e
 	if k := len(e.lruInflight); k > 0 {
 		e.lruInflight = e.lruInflight[:k-1]
 	}
 	b.pending--
-	if b.pending > 0 || !b.wait {
+	if b.pending > 0 {
+		return
+	}
+	if !b.wait {
+		b.release()
 		return
 	}
 	e.files[0].Sync(b.onSynced, nil)
 }
 
-func (b *lruBatch) onSynced(any) { b.done(b.arg) }
+func (b *lruBatch) onSynced(any) {
+	done, arg := b.done, b.arg
+	b.release()
+	done(arg)
+}
+
+// release returns the batch to its tablespace's free list.
+func (b *lruBatch) release() {
+	t := b.t
+	*b = lruBatch{pages: b.pages[:0]}
+	t.batches.Put(b)
+}

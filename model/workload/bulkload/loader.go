@@ -122,7 +122,9 @@ type Loader struct {
 	t         engine.Touched
 	wait      [1]int32
 	picks     []int32
-	merging   int   // merge reads in flight
+	merging   int // merge reads in flight
+	reads     sim.Pool[mergeRead]
+	waits     sim.Pool[mergeWait]
 	csvOff    int64 // bytes appended to the .CSV file
 	csvDone   int64 // bytes of it written
 	csvRead_  int64 // bytes of it read back by the ALTER
@@ -413,7 +415,7 @@ func (l *Loader) need(p int32, why *int64) bool {
 	if l.pay() {
 		return false
 	}
-	if !l.e.MakeRoom(1, l.resumeCB, nil) {
+	if !l.ts.MakeRoom(1, l.resumeCB, nil) {
 		l.block(waitLRU)
 		return false
 	}
@@ -447,7 +449,7 @@ func (l *Loader) run() {
 	if l.justRead && !l.finished {
 		// buf_read_page ends with buf_flush_free_margin.
 		l.justRead = false
-		if n := l.e.LRURecommendation(); n > 0 && !l.e.FlushLRU(n, l.resumeCB, nil) {
+		if n := l.ts.LRURecommendation(); n > 0 && !l.ts.FlushLRU(n, l.resumeCB, nil) {
 			l.st_.lruBatches++
 			l.block(waitLRU)
 			return
@@ -493,7 +495,7 @@ func (l *Loader) run() {
 			}
 			l.st = stRoom
 		case stRoom:
-			if !l.e.MakeRoom(64, l.resumeCB, nil) {
+			if !l.ts.MakeRoom(64, l.resumeCB, nil) {
 				l.block(waitLRU)
 				return
 			}
@@ -654,7 +656,8 @@ func (l *Loader) contract(sync bool) bool {
 		if l.pay() {
 			return false
 		}
-		wait = &mergeWait{l: l}
+		wait = l.waits.Get()
+		*wait = mergeWait{l: l}
 	}
 	picks := l.ib.Pick(l.mrng, l.picks[:0])
 	for _, p := range picks {
@@ -665,7 +668,8 @@ func (l *Loader) contract(sync bool) bool {
 		l.merging++
 		l.st_.mergeReads++
 		l.justRead = true
-		mr := &mergeRead{l: l, page: [1]int32{p}, wait: wait}
+		mr := l.reads.Get()
+		*mr = mergeRead{l: l, page: [1]int32{p}, wait: wait}
 		if wait != nil {
 			wait.n++
 		}
@@ -678,6 +682,9 @@ func (l *Loader) contract(sync bool) bool {
 		l.st_.syncContracts++
 		l.block(waitMerge)
 		return false
+	}
+	if wait != nil {
+		l.waits.Put(wait)
 	}
 	return true
 }
@@ -699,9 +706,14 @@ func (l *Loader) onMergeRead(a any) {
 	if l.e.BP.IsResident(mr.page[0]) {
 		l.merge(mr.page[0])
 	}
-	if w := mr.wait; w != nil {
+	w := mr.wait
+	*mr = mergeRead{}
+	l.reads.Put(mr)
+	if w != nil {
 		w.n--
 		if w.n == 0 {
+			*w = mergeWait{}
+			l.waits.Put(w)
 			l.run()
 		}
 	}
