@@ -317,7 +317,10 @@ func (t *Tablespace) FlushLRU(n int, done func(any), arg any) bool {
 	e := t.e
 	bp := e.BP
 	b := t.batches.Get()
-	*b = lruBatch{t: t, pages: b.pages[:0], done: done, arg: arg}
+	if b.pageCB == nil {
+		b.pageCB, b.dwCB, b.syncCB = b.onPage, b.onDoublewrite, b.onSynced
+	}
+	b.t, b.pages, b.pending, b.wait, b.done, b.arg = t, b.pages[:0], 0, false, done, arg
 	for i, h := 0, bp.hand; i < bp.npages && len(b.pages) < n && i < 2*lruScanMax; i++ {
 		w := bp.word[h]
 		if w&pgResident != 0 && w&pgRef == 0 && w&lsnMask != 0 {
@@ -340,7 +343,7 @@ func (t *Tablespace) FlushLRU(n int, done func(any), arg any) bool {
 		return true
 	}
 	e.sys.WriteAt(e.dblwrOffset(0), int64(len(b.pages))*PageSize, e.src.Doublewrite, nil, nil)
-	e.sys.Sync(b.onDoublewrite, nil)
+	e.sys.Sync(b.dwCB, nil)
 	b.wait = true
 	return false
 }
@@ -352,6 +355,8 @@ type lruBatch struct {
 	wait    bool
 	done    func(any)
 	arg     any
+
+	pageCB, dwCB, syncCB func(any) // bound once per batch object
 }
 
 func (b *lruBatch) onDoublewrite(any) { b.writeHome() }
@@ -362,7 +367,7 @@ func (b *lruBatch) writeHome() {
 	for _, p := range b.pages {
 		f, off := e.pageFile(p)
 		e.markWritten(p)
-		f.WriteAt(off, PageSize, e.src.PageFlush, b.onPage, nil)
+		f.WriteAt(off, PageSize, e.src.PageFlush, b.pageCB, nil)
 	}
 }
 
@@ -379,7 +384,7 @@ func (b *lruBatch) onPage(any) {
 		b.release()
 		return
 	}
-	e.files[0].Sync(b.onSynced, nil)
+	e.files[0].Sync(b.syncCB, nil)
 }
 
 func (b *lruBatch) onSynced(any) {
@@ -391,6 +396,6 @@ func (b *lruBatch) onSynced(any) {
 // release returns the batch to its tablespace's free list.
 func (b *lruBatch) release() {
 	t := b.t
-	*b = lruBatch{pages: b.pages[:0]}
+	b.done, b.arg = nil, nil
 	t.batches.Put(b)
 }
