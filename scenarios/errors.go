@@ -130,3 +130,7 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
+
+// Suggest returns the entry of allowed closest to name (at most two edits
+// away), or "": the did-you-mean of a misspelt case or scenario name.
+func Suggest(name string, allowed []string) string { return suggest(name, allowed) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/BurntSushi/toml"
 
@@ -117,6 +118,12 @@ type Options struct {
 	Shard        Shard
 	Workers      int                   // parallel runs; 0 means GOMAXPROCS
 	Progress     func(done, total int) // called after each run completes
+	// Finished, if set, is called after each run completes with its label
+	// (case [point] #replication), under the same lock as Progress.
+	Finished func(run string, done, total int)
+	// Tick, if set, is called from the running workers, concurrently, with
+	// a run's label, the virtual time it reached and where it ends.
+	Tick func(run string, now, end time.Duration)
 }
 
 // ErrInterrupted is returned with a partial document when the context is
@@ -294,7 +301,17 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 					return
 				}
 				it := items[i]
-				m, err := runOne(runCtx, rows[it.row].Case, it.rep)
+				label := rowLabel(rows[it.row])
+				if reps > 1 {
+					label += fmt.Sprintf(" #%d", it.rep+1)
+				}
+				var tick func(sim.Time)
+				if opt.Tick != nil {
+					c := rows[it.row].Case
+					end := c.Settings.Warmup.D() + c.Settings.Duration.D()
+					tick = func(now sim.Time) { opt.Tick(label, time.Duration(now), end) }
+				}
+				m, err := runTraced(runCtx, rows[it.row].Case, it.rep, nil, tick)
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -302,6 +319,9 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 					done++
 					if opt.Progress != nil {
 						opt.Progress(done, len(items))
+					}
+					if opt.Finished != nil {
+						opt.Finished(label, done, len(items))
 					}
 				case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
 					// interrupted: the row stays incomplete
@@ -393,14 +413,10 @@ func rowCase(row Row, base Settings, m result.Metrics) result.Case {
 	return c
 }
 
-// runOne runs one replication of one case, turning a panic in a model into
-// an error so that it cannot take down the other runs.
-func runOne(ctx context.Context, c *Case, rep int) (m result.Metrics, err error) {
-	return runTraced(ctx, c, rep, nil)
-}
-
-// runTraced is runOne with a trace recorder handed to the models.
-func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder) (m result.Metrics, err error) {
+// runTraced runs one replication of one case, with a trace recorder and a
+// progress tick handed to the runner (both may be nil), turning a panic in
+// a model into an error so that it cannot take down the other runs.
+func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder, tick func(sim.Time)) (m result.Metrics, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -419,6 +435,7 @@ func runTraced(ctx context.Context, c *Case, rep int, rec *trace.Recorder) (m re
 		Duration:    c.Settings.Duration.D(),
 		Warmup:      c.Settings.Warmup.D(),
 		Trace:       rec,
+		Tick:        tick,
 	})
 	if err == nil && m == nil {
 		m = result.Metrics{}
@@ -445,5 +462,5 @@ func Trace(ctx context.Context, sc *Scenario, caseName string, rec *trace.Record
 	if end := sim.At(c.Settings.Warmup.D() + c.Settings.Duration.D()); to > end {
 		return nil, fmt.Errorf("trace: window ends at %v, after the run ends (%v = warmup + duration)", to, end)
 	}
-	return runTraced(ctx, c, 0, rec)
+	return runTraced(ctx, c, 0, rec, nil)
 }

@@ -33,6 +33,9 @@ type RunContext struct {
 	Duration    time.Duration
 	Warmup      time.Duration
 	Trace       *trace.Recorder // nil unless simrun trace records this run
+	// Tick, if set, is called now and then from RunUntil with the virtual
+	// time reached, for a progress display; it must not touch the run.
+	Tick func(now sim.Time)
 }
 
 // runners maps workload.kind to its runner, in a fixed order. To add a
@@ -114,8 +117,13 @@ func (rc RunContext) RunUntil(env *sim.Env, t sim.Time) error {
 	n := 0
 	env.RunWhile(func() bool {
 		n++
-		if n&4095 == 0 && ctx.Err() != nil {
-			return false
+		if n&4095 == 0 {
+			if ctx.Err() != nil {
+				return false
+			}
+			if rc.Tick != nil {
+				rc.Tick(env.Now())
+			}
 		}
 		return env.NextAt() <= t
 	})
@@ -134,6 +142,7 @@ func runDemo(rc RunContext) (result.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	m.SetTrace(rc.Trace)
 	m.Start()
 	if err := rc.RunUntil(env, sim.At(rc.Warmup)); err != nil {
 		return nil, err

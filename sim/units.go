@@ -69,6 +69,13 @@ var countPrefixes = []prefix{
 	{"k", 1e3}, {"K", 1e3}, {"M", 1e6}, {"G", 1e9}, {"T", 1e12}, {"", 1},
 }
 
+// sizeUnits and rateUnits list the units a size and a rate accept, for
+// the error that a bare number gets.
+const (
+	sizeUnits = "B, KiB, MiB, GiB, TiB, kB, MB, GB, TB"
+	rateUnits = "B/s, KiB/s, MiB/s, GiB/s, kB/s, MB/s, GB/s"
+)
+
 const (
 	wantSize     = "want a size like 16KiB or 4MB"
 	wantRate     = "want a rate like 120MB/s or 125MiB/s"
@@ -142,6 +149,11 @@ func scaledInt(r *big.Rat, mult int64) (int64, string) {
 	return n.Int64(), ""
 }
 
+// needUnit says that a bare number needs one of the units.
+func needUnit(kind, units string) string {
+	return fmt.Sprintf("a %s needs a unit; allowed units: %s, e.g. %q", kind, units, map[string]string{"size": "16KiB", "rate": "120MB/s"}[kind])
+}
+
 func unitErr(kind string, input any, msg string) error {
 	if s, ok := input.(string); ok {
 		return fmt.Errorf("bad %s %q: %s", kind, s, msg)
@@ -159,12 +171,16 @@ func parseSizeUnit(u string) (int64, bool) {
 	return 0, false
 }
 
-// ParseBytes parses a size such as "16KiB", "1GiB", "4k", "4096" or "1.5MB".
+// ParseBytes parses a size such as "16KiB", "1GiB", "4k", "4096B" or
+// "1.5MB". A bare number other than 0 is rejected: is 120 bytes, kB or MB?
 func ParseBytes(s string) (Bytes, error) {
 	num, unit := splitNumber(s)
 	r, ok := parseRat(num)
 	if !ok {
 		return 0, unitErr("size", s, wantSize)
+	}
+	if unit == "" && r.Sign() != 0 {
+		return 0, unitErr("size", s, needUnit("size", sizeUnits))
 	}
 	mult, ok := parseSizeUnit(unit)
 	if !ok {
@@ -233,12 +249,14 @@ func (b *Bytes) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// UnmarshalTOML accepts a string with a unit or a whole, non-negative number
-// of bytes.
+// UnmarshalTOML accepts a string with a unit, or the number 0.
 func (b *Bytes) UnmarshalTOML(v any) error {
-	n, err := tomlInt(v, "size", wantSize+" (a string), or a whole number of bytes")
+	n, err := tomlInt(v, "size", wantSize+" (a string)")
 	if err == nil {
-		*b = Bytes(n)
+		if n != 0 {
+			return unitErr("size", v, needUnit("size", sizeUnits)+" (a string)")
+		}
+		*b = 0
 		return nil
 	}
 	if s, ok := v.(string); ok {
@@ -298,7 +316,8 @@ func tomlTypeName(v any) string {
 }
 
 // ParseRate parses a bandwidth such as "120MB/s", "125MiB/s" or "1GB/s". A
-// bare number ("120000000") is bytes per second.
+// bare number other than 0 is rejected: "120" ran at 120 B/s where
+// 120 MB/s was meant.
 func ParseRate(s string) (Rate, error) {
 	num, unit := splitNumber(s)
 	r, ok := parseRat(num)
@@ -307,8 +326,10 @@ func ParseRate(s string) (Rate, error) {
 	}
 	var mult int64
 	switch {
-	case unit == "":
+	case unit == "" && r.Sign() == 0:
 		mult = 1
+	case unit == "":
+		return 0, unitErr("rate", s, needUnit("rate", rateUnits))
 	case strings.HasSuffix(unit, "/s"):
 		mult, ok = parseSizeUnit(strings.TrimSuffix(unit, "/s"))
 		if !ok {
@@ -349,12 +370,14 @@ func (r *Rate) UnmarshalText(text []byte) error {
 	return nil
 }
 
-// UnmarshalTOML accepts a string with a unit or a whole number of bytes per
-// second.
+// UnmarshalTOML accepts a string with a unit, or the number 0.
 func (r *Rate) UnmarshalTOML(v any) error {
-	n, err := tomlInt(v, "rate", wantRate+" (a string), or a whole number of bytes per second")
+	n, err := tomlInt(v, "rate", wantRate+" (a string)")
 	if err == nil {
-		*r = Rate(n)
+		if n != 0 {
+			return unitErr("rate", v, needUnit("rate", rateUnits)+" (a string)")
+		}
+		*r = 0
 		return nil
 	}
 	if s, ok := v.(string); ok {

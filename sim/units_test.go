@@ -21,12 +21,12 @@ func TestParseBytes(t *testing.T) {
 		{"4kB", 4000, ""},
 		{"4KB", 4000, ""},
 		{"120MB", 120e6, ""},
-		{"4096", 4096, ""},
+		{"4096", 0, "a size needs a unit; allowed units: B, KiB"},
 		{"4096B", 4096, ""},
 		{"1.5KiB", 1536, ""},
 		{"0.1MB", 100000, ""},
-		{"1e3", 1000, ""},
-		{"15_000", 15000, ""},
+		{"1e3B", 1000, ""},
+		{"15_000B", 15000, ""},
 		{"2TiB", 2 << 40, ""},
 		{"0", 0, ""},
 		{"16KB/s", 0, `bad size "16KB/s": a rate is not a size; want a size like 16KiB or 4MB`},
@@ -68,7 +68,8 @@ func TestParseRate(t *testing.T) {
 		{"125MiB/s", 125 << 20, ""},
 		{"54 MB/s", 54e6, ""},
 		{"1GB/s", 1e9, ""},
-		{"1000", 1000, ""},
+		{"1000", 0, "a rate needs a unit; allowed units: B/s"},
+		{"0", 0, ""},
 		{"500B/s", 500, ""},
 		{"120MB", 0, "a size is not a rate"},
 		{"120Mb/s", 0, "b means bits"},
@@ -191,11 +192,15 @@ func TestUnitsRoundTrip(t *testing.T) {
 
 func TestUnmarshalTOMLValues(t *testing.T) {
 	var b Bytes
-	if err := b.UnmarshalTOML(int64(4096)); err != nil || b != 4096 {
+	// A bare number is refused: bandwidth_max = 120 once ran at 120 B/s.
+	if err := b.UnmarshalTOML(int64(4096)); err == nil || !strings.Contains(err.Error(), "needs a unit") {
 		t.Errorf("Bytes from int: %v, %v", b, err)
 	}
-	if err := b.UnmarshalTOML(float64(2048)); err != nil || b != 2048 {
+	if err := b.UnmarshalTOML(float64(2048)); err == nil || !strings.Contains(err.Error(), "needs a unit") {
 		t.Errorf("Bytes from whole float: %v, %v", b, err)
+	}
+	if err := b.UnmarshalTOML(int64(0)); err != nil || b != 0 {
+		t.Errorf("Bytes from 0: %v, %v", b, err)
 	}
 	if err := b.UnmarshalTOML(1.5); err == nil {
 		t.Errorf("Bytes from 1.5: want error")
@@ -206,6 +211,9 @@ func TestUnmarshalTOMLValues(t *testing.T) {
 	var r Rate
 	if err := r.UnmarshalTOML(int64(-1)); err == nil {
 		t.Errorf("Rate from -1: want error")
+	}
+	if err := r.UnmarshalTOML(int64(120)); err == nil || !strings.Contains(err.Error(), "allowed units: B/s, KiB/s") {
+		t.Errorf("Rate from 120: %v, %v", r, err)
 	}
 	var c Count
 	if err := c.UnmarshalTOML(6.75e3); err != nil || c != 6750 {

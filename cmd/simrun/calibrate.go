@@ -16,12 +16,15 @@ func (e env) calibrateCmd(args []string) error {
 	fs := e.newFlags("calibrate")
 	out := fs.String("o", "", "write the volume preset to FILE (atomically); default stdout")
 	name := fs.String("name", "", "preset name (default: the output file's base name, or \"calibrated\")")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("calibrate takes one fio JSON file, got %d (see simrun help calibrate)", len(pos))
+	}
+	if err := checkOutput(*out); err != nil {
+		return err
 	}
 	data, err := os.ReadFile(pos[0])
 	if err != nil {

@@ -2,11 +2,16 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"simrun/internal/result"
+	"simrun/internal/trace"
+	"simrun/scenarios"
 )
 
 // TestTraceCommand: simrun trace writes Trace Event JSON whose events all
@@ -45,6 +50,9 @@ func TestTraceCommand(t *testing.T) {
 	}
 	if spans < 10 {
 		t.Fatalf("only %d spans in a 20 ms window of a QD1 write+fsync job", spans)
+	}
+	if err := trace.Validate(b); err != nil {
+		t.Errorf("fio trace breaks Perfetto's rules: %v", err)
 	}
 	// A window past the end of the run is refused, naming the limit.
 	_, stderr, code = simrun(t, "trace", "disk/fio-network-caps", "--case", "4k-qd1",
@@ -98,5 +106,122 @@ func TestCalibrateCommand(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("preset lacks %q", want)
 		}
+	}
+}
+
+// TestTraceEveryWorkload: a sysbench, a demo and a fio trace pass the
+// Trace Event rules Perfetto applies and hold slices (and, for sysbench,
+// flow arrows); a workload that records nothing is refused with exit 2
+// rather than answered with an empty trace.
+func TestTraceEveryWorkload(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args  []string
+		flows bool
+	}{
+		{[]string{"binlog/innodb-vs-file-120mbs", "--case", "Case8", "--duration", "1s", "--window", "0.5s:0.52s"}, true},
+		{[]string{"demo/mmc", "--case", "mm4", "--duration", "1s", "--window", "0.5s:0.51s"}, false},
+	}
+	for i, tt := range tests {
+		out := filepath.Join(dir, fmt.Sprintf("t%d.json", i))
+		if _, stderr, code := simrun(t, append(append([]string{"trace"}, tt.args...), "-o", out)...); code != 0 {
+			t.Fatalf("trace %v: exit %d: %s", tt.args, code, stderr)
+		}
+		b, _ := os.ReadFile(out)
+		if err := trace.Validate(b); err != nil {
+			t.Errorf("trace %v breaks Perfetto's rules: %v", tt.args, err)
+		}
+		if n := strings.Count(string(b), `"ph":"X"`); n < 10 {
+			t.Errorf("trace %v: %d slices", tt.args, n)
+		}
+		if tt.flows && !strings.Contains(string(b), `"ph":"f"`) {
+			t.Errorf("trace %v: no flow arrows", tt.args)
+		}
+	}
+	repl, err := scenarios.Load("replication/csa-vs-mta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := simrun(t, "trace", "replication/csa-vs-mta", "--case", repl.Cases[0].Name, "--duration", "1s", "--window", "0.5s:0.51s")
+	if code != 2 || !strings.Contains(stderr, "records no trace") {
+		t.Errorf("replication trace: exit %d, %q; want exit 2 and a refusal", code, stderr)
+	}
+	_, stderr, code = simrun(t, "trace", "demo/mmc", "--case", "mm44", "--duration", "1s", "--window", "0.5s:0.51s")
+	if code != 2 || !strings.Contains(stderr, "did you mean mm4?") {
+		t.Errorf("misspelt case: exit %d, %q", code, stderr)
+	}
+}
+
+// TestPlotEveryWorkload: a fio, a demo, a replication and a sysbench result
+// each plot without --metric; --metric picks another metric; a chart the
+// result cannot draw names --metric and the kinds it can.
+func TestPlotEveryWorkload(t *testing.T) {
+	dir := t.TempDir()
+	repl, err := scenarios.Load("replication/csa-vs-mta")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][]string{
+		"fio":         {"disk/fio-network-caps", "--case", "4k-qd1"},
+		"demo":        {"demo/mmc", "--case", "mm4"},
+		"replication": {"replication/csa-vs-mta", "--case", repl.Cases[0].Name},
+		"sysbench":    {"binlog/quick", "--case", "Case1", "--case", "Case2"},
+	}
+	for name, in := range inputs {
+		res := filepath.Join(dir, name+".json")
+		if _, stderr, code := simrun(t, append(append([]string{"run"}, in...), "--duration", "1s", "-o", res)...); code != 0 {
+			t.Fatalf("%s: run: exit %d: %s", name, code, stderr)
+		}
+		for _, args := range [][]string{{"--kind", "bar"}, {"--kind", "bar", "--metric", "latency_ms.p99"}} {
+			if name == "fio" && len(args) > 2 {
+				args[3] = "write.clat_ms.p99"
+			}
+			if name == "replication" && len(args) > 2 {
+				args[3] = "applier.cpu_util_pct"
+			}
+			png := filepath.Join(dir, name+".png")
+			if _, stderr, code := simrun(t, append([]string{"plot", res, "-o", png}, args...)...); code != 0 {
+				t.Errorf("%s: plot %v: exit %d: %s", name, args, code, stderr)
+			}
+		}
+	}
+	for name, kind := range map[string]string{"fio": "latency", "demo": "latency", "sysbench": "breakdown", "replication": "series"} {
+		res := filepath.Join(dir, name+".json")
+		if _, stderr, code := simrun(t, "plot", res, "--kind", kind, "-o", filepath.Join(dir, "k.png")); code != 0 {
+			t.Errorf("%s: plot --kind %s: exit %d: %s", name, kind, code, stderr)
+		}
+	}
+	_, stderr, code := simrun(t, "plot", filepath.Join(dir, "demo.json"), "--kind", "bar", "--metric", "tpss", "-o", filepath.Join(dir, "x.png"))
+	if code != 2 || !strings.Contains(stderr, "choose one with --metric, e.g. throughput_per_s") {
+		t.Errorf("bad --metric: exit %d: %s", code, stderr)
+	}
+	_, stderr, code = simrun(t, "plot", filepath.Join(dir, "demo.json"), "--kind", "breakdown", "-o", filepath.Join(dir, "x.png"))
+	if code != 2 || !strings.Contains(stderr, "kinds this result draws without --metric: bar, latency") {
+		t.Errorf("breakdown of demo: exit %d: %s", code, stderr)
+	}
+}
+
+// TestFioResultExplainsDeviceIOs: the fio result names its job and says
+// how many device I/Os each job I/O becomes, which is why a 1 MiB job's
+// write.iops is a quarter of disk.writes_per_s on a 256 KiB max_io_size.
+func TestFioResultExplainsDeviceIOs(t *testing.T) {
+	out, errOut, code := simrun(t, "run", "disk/fio-network-caps", "--case", "1m-seqwrite", "--duration", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatal(errOut)
+	}
+	doc, err := result.Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := doc.Cases[0].Metrics
+	name, _ := m.Lookup("jobname")
+	split, _ := m.Lookup("device_ios_per_io")
+	iops, _ := m.Lookup("write.iops")
+	dev, _ := m.Lookup("disk.writes_per_s")
+	s, _ := result.Float(split)
+	w, _ := result.Float(iops)
+	d, _ := result.Float(dev)
+	if name == "" || s != 4 || w <= 0 || d < s*w || d > 1.1*s*w {
+		t.Errorf("jobname %v, device_ios_per_io %v, write.iops %v, disk.writes_per_s %v: want the device count ≈ split × job IOPS", name, split, iops, dev)
 	}
 }

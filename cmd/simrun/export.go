@@ -42,11 +42,14 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	bar := newProgress(e.stderr)
-	doc, err := scenarios.Run(ctx, sc, scenarios.Options{Cases: cases, Replications: 1, Progress: bar.update})
+	opt := scenarios.Options{Cases: cases, Replications: 1}
+	bar.options(&opt)
+	doc, err := scenarios.Run(ctx, sc, opt)
 	bar.finish()
 	if err != nil {
 		return nil, nil, "", err
 	}
+	stamp(doc)
 	text, _ := scenarios.Text(input)
 	return doc, text, filepath.Base(sc.File), nil
 }
@@ -57,13 +60,13 @@ func (e env) plotCmd(args []string) error {
 	out := fs.String("o", "", "output file, .png or .svg (required)")
 	width := fs.Int("width", 0, "width in pixels (default 960)")
 	height := fs.Int("height", 0, "height in pixels (default 540, or per panel)")
-	metric := fs.String("metric", "", "metric path for bar charts (default tps)")
+	metric := fs.String("metric", "", "metric path: bar and sweep a metric, latency and breakdown a block, series one or more series (comma-separated); default: what the result has")
 	title := fs.String("title", "", "chart title (default from the scenario)")
 	seed := fs.String("seed", "", "override the seed (scenario input)")
 	duration := fs.String("duration", "", "override the duration (scenario input)")
 	var cases listFlag
 	fs.Var(&cases, "case", "only this case (repeatable)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -78,12 +81,26 @@ func (e env) plotCmd(args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if err := checkOutput(*out); err != nil {
+		return err
+	}
 	d, _, _, err := e.loadResult(pos[0], cases, *seed, *duration)
 	if err != nil {
 		return err
 	}
 	opt := plot.Options{Width: *width, Height: *height, Metric: *metric, Cases: cases, Title: *title}
-	return writeAtomic(*out, func(w io.Writer) error { return plot.Render(w, d, k, f, opt) })
+	fig, err := plot.Draw(d, k, opt)
+	if err != nil {
+		if kinds := plot.Supported(d); len(kinds) > 0 {
+			var names []string
+			for _, k := range kinds {
+				names = append(names, string(k))
+			}
+			return usagef("%v (kinds this result draws without --metric: %s)", err, strings.Join(names, ", "))
+		}
+		return usageError{err.Error()}
+	}
+	return writeAtomic(*out, func(w io.Writer) error { return fig.Write(w, f) })
 }
 
 func (e env) exportCmd(args []string) error {
@@ -95,7 +112,7 @@ func (e env) exportCmd(args []string) error {
 	duration := fs.String("duration", "", "override the duration (scenario input)")
 	var cases listFlag
 	fs.Var(&cases, "case", "only this case (repeatable, scenario input)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -109,6 +126,9 @@ func (e env) exportCmd(args []string) error {
 	img, err := plot.FormatOf("x." + *image)
 	if err != nil {
 		return usageError{err.Error()}
+	}
+	if err := checkOutput(*out); err != nil {
+		return err
 	}
 	d, text, file, err := e.loadResult(pos[0], cases, *seed, *duration)
 	if err != nil {

@@ -14,9 +14,11 @@ Usage:
   simrun export IN --format ipynb -o F  a Jupyter notebook, a docs page (md) or tidy CSV
   simrun trace FILE --case C --window A:B -o t.json  a Perfetto trace of a window of one case
   simrun help COMMAND                more about one command
+  simrun --version                   the version and commit simrun was built from
 
 FILE is a scenario file, or the name of a built-in one (simrun list), e.g.
-binlog/innodb-vs-file-120mbs or demo/mmc. Without FILE, run and explain use the built-in default scenario.
+binlog/innodb-vs-file-120mbs or demo/mmc. Without FILE, run and explain use the built-in default
+scenario, binlog/quick. Sizes and rates need units (16KiB, 120MB/s).
 
 Examples:
   simrun run                                     # binlog in InnoDB vs binlog file, 9 cases, 20 s each
@@ -44,9 +46,12 @@ Flags:
                        e.g. --set workload.demo.servers=8 --set machine.preset=old-pc
   --replications N     run N independent seeds per case; every metric becomes the
                        mean, with NAME_ci95 the half-width of its 95 % confidence interval
-  --format F           table (default), json or csv
-  -o FILE              write the result to FILE atomically (temp file + rename)
-  --workers N          parallel runs (default: all cores)
+  --format F           table (default), json or csv; default: from -o's extension
+  -o FILE              write the result to FILE atomically (checked before the run)
+  --workers N          parallel runs (default 0: all cores)
+  --metrics P,...      table columns: metric paths or blocks, e.g. tps,latency_ms
+  --report-interval D  after the table, per-interval lines like sysbench's, every D
+  --iostat             after the table, per-interval device rows like iostat -x
 
 Ctrl-C stops cleanly: rows already complete are written, marked "partial": true,
 and the exit status is 1.
@@ -112,16 +117,20 @@ Draws a chart with gonum/plot. IN is a result written by simrun run
 Kinds: bar (one metric per case, grouped by "group/label" case names),
 sweep (TPS and p99 against the swept parameter, knee marked), latency
 (percentile curve), series (TPS, device MB/s, %util, checkpoint age, queue
-depth over time), breakdown (stacked commit latency). See docs/export.md.
+depth over time), breakdown (stacked commit latency). Any workload's
+result plots: without --metric each kind picks what the result has;
+--metric chooses (a metric, a block, or comma-separated series).
+See docs/export.md.
 
 Example:
   simrun plot binlog/innodb-vs-file-120mbs --duration 20s --kind breakdown -o b.png
 `,
 	"export": `Usage: simrun export RESULT.json|FILE.toml --format ipynb|md|csv -o FILE [--image png|svg]
 
-Exports a result as a Jupyter notebook (nbformat 4, charts pre-rendered, data
-loaded into pandas), a markdown docs page with its charts beside it, or tidy
-CSV (one row per case x metric). The same input gives byte-identical files;
+Exports a result as a Jupyter notebook (nbformat 4, charts pre-rendered; it
+reads NAME.result.json, written beside it, and its parameter cell can point
+elsewhere), a markdown docs page with its charts beside it, or tidy CSV (one
+row per case x metric). The same input gives byte-identical files;
 no path, host name or timestamp is written. See docs/export.md.
 `,
 	"trace": `Usage: simrun trace FILE.toml --case NAME --window FROM:TO [-o trace.json]
@@ -129,8 +138,10 @@ no path, host name or timestamp is written. See docs/export.md.
 Runs one case and records a window of virtual time as Chrome Trace Event
 JSON, which ui.perfetto.dev and chrome://tracing open: client threads,
 statements, commit groups, fsyncs, page flushes and device I/Os on their own
-tracks, so you see where each transaction waited. Keep windows short (a few
-hundred milliseconds): every event in it is kept.
+tracks, so you see where each transaction waited (fio: device I/Os; demo:
+queue waits and services). Replication cases are refused (exit 2): the
+applier records no trace yet. Keep windows short (a few hundred
+milliseconds): every event in it is kept.
 
 Example:
   simrun trace binlog/innodb-vs-file-120mbs --case Case8 --window 10s:10.05s -o case8.json

@@ -28,6 +28,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"simrun/internal/result"
 	"simrun/scenarios"
@@ -91,12 +92,17 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.exportCmd(rest)
 	case "trace":
 		err = e.traceCmd(rest)
+	case "version", "-version", "--version":
+		fmt.Fprintf(stdout, "simrun %s (commit %s)\n", buildInfo.version, buildInfo.commit)
+		return exitOK
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			if h, ok := commandHelp[rest[0]]; ok {
 				fmt.Fprint(stdout, h)
 				return exitOK
 			}
+			fmt.Fprintf(stderr, "simrun: help: no command %q\n\n%s", rest[0], usage)
+			return exitUsage
 		}
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -144,26 +150,32 @@ func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
 // newFlags returns a flag set that reports errors instead of exiting.
+// --help prints the command's help on stdout (it was asked for); a bad flag
+// prints it on stderr.
 func (e env) newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simrun "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		if h, ok := commandHelp[name]; ok {
-			fmt.Fprint(e.stderr, h)
-		}
-	}
+	fs.Usage = func() {}
 	return fs
+}
+
+func (e env) commandUsage(fs *flag.FlagSet, w io.Writer) {
+	if h, ok := commandHelp[strings.TrimPrefix(fs.Name(), "simrun ")]; ok {
+		fmt.Fprint(w, h)
+	}
 }
 
 // parse parses flags that may come before, between or after positional
 // arguments ("run FILE --case x" and "run --case x FILE" both work).
-func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+func (e env) parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				e.commandUsage(fs, e.stdout)
 				return nil, err
 			}
+			e.commandUsage(fs, e.stderr)
 			return nil, usageError{err.Error()}
 		}
 		args = fs.Args()
@@ -186,6 +198,9 @@ type runFlags struct {
 	replications int
 	shard        string
 	workers      int
+	metrics      string
+	interval     string
+	iostat       bool
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
@@ -197,6 +212,9 @@ func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
 	fs.StringVar(&f.out, "o", "", "write the result to FILE (atomically) instead of stdout")
 	fs.IntVar(&f.replications, "replications", 1, "independent seeds per case; metrics become mean and 95% CI")
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default: all cores)")
+	fs.StringVar(&f.metrics, "metrics", "", "table columns: comma-separated metric paths or blocks, e.g. tps,latency_ms")
+	fs.StringVar(&f.interval, "report-interval", "", "after the table, print each case's per-interval figures every D (e.g. 10s), like sysbench --report-interval")
+	fs.BoolVar(&f.iostat, "iostat", false, "after the table, print each case's per-interval device rows, like iostat -x")
 	if sweep {
 		fs.StringVar(&f.shard, "shard", "", "run shard I/N of the grid (0-based) and write a partial result")
 	}
@@ -210,7 +228,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	fs := e.newFlags(name)
 	var f runFlags
 	f.register(fs, sweep)
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -223,15 +241,32 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if f.replications < 1 {
 		return usagef("--replications must be >= 1, got %d", f.replications)
 	}
+	if f.workers < 0 {
+		return usagef("--workers must be >= 0 (0 uses all cores), got %d", f.workers)
+	}
 	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers}
 	if f.shard != "" {
 		if opt.Shard, err = scenarios.ParseShard(f.shard); err != nil {
 			return usageError{err.Error()}
 		}
 	}
-	format, err := pickFormat(f.format, f.shard != "")
+	format, err := formatFor(f.format, f.out, f.shard != "")
 	if err != nil {
 		return err
+	}
+	if err := checkOutput(f.out); err != nil {
+		return err
+	}
+	var every time.Duration
+	if f.interval != "" {
+		d, err := time.ParseDuration(f.interval)
+		if err != nil || d <= 0 {
+			return usagef("--report-interval %q: want a duration such as 10s", f.interval)
+		}
+		every = d
+	}
+	if (every > 0 || f.iostat) && format != "table" {
+		return usagef("--report-interval and --iostat print with the table; drop --format %s (the series are in the JSON)", format)
 	}
 	if f.shard != "" && format != "json" {
 		return usagef("--shard writes a partial result for simrun merge; it must be --format json")
@@ -263,17 +298,22 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if err := sc.Validate(); err != nil {
 		return err
 	}
+	if err := checkCases(sc, f.cases); err != nil {
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	bar := newProgress(e.stderr)
-	opt.Progress = bar.update
+	bar.options(&opt)
 	doc, runErr := scenarios.Run(ctx, sc, opt)
 	bar.finish()
 	if doc == nil {
 		return runErr
 	}
-	if err := e.write(doc, format, f.out, sweep); err != nil {
+	stamp(doc)
+	topt := tableOptions{metrics: splitList(f.metrics), cases: caseSettings(sc, f.cases), every: every, iostat: f.iostat}
+	if err := e.write(doc, format, f.out, topt); err != nil {
 		return err
 	}
 	if errors.Is(runErr, scenarios.ErrInterrupted) {
@@ -304,7 +344,7 @@ func openScenario(pos []string, seed, duration string) (*scenarios.Scenario, err
 	if len(pos) == 0 {
 		sc, err = scenarios.Default()
 	} else {
-		sc, err = scenarios.Load(pos[0])
+		sc, err = loadScenario(pos[0])
 	}
 	if err != nil {
 		return nil, err
@@ -333,8 +373,9 @@ func applyOverrides(sc *scenarios.Scenario, seed, duration string) error {
 	return nil
 }
 
-// write renders doc in the format to -o FILE (atomically) or stdout.
-func (e env) write(doc *result.Document, format, out string, sweep bool) error {
+// write renders doc in the format to -o FILE (atomically) or stdout. A
+// table on stdout fits the terminal's width; in a file it is not cut.
+func (e env) write(doc *result.Document, format, out string, topt tableOptions) error {
 	return e.output(out, func(w io.Writer, colored bool) error {
 		switch format {
 		case "json":
@@ -342,8 +383,22 @@ func (e env) write(doc *result.Document, format, out string, sweep bool) error {
 		case "csv":
 			return result.WriteCSV(w, doc)
 		}
-		return writeTable(w, doc, sweep, newStyle(colored))
+		if out == "" || out == "-" {
+			topt.width = terminalWidth(e.stdout)
+		}
+		return writeTable(w, doc, topt, newStyle(colored))
 	})
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // output calls render on stdout, or on a temporary file renamed to out
@@ -357,16 +412,21 @@ func (e env) output(out string, render func(w io.Writer, colored bool) error) er
 
 func (e env) mergeCmd(args []string) error {
 	fs := e.newFlags("merge")
-	format := fs.String("format", "json", "output format: json, table or csv")
+	format := fs.String("format", "", "output format: json (default), table or csv")
 	out := fs.String("o", "", "write the merged result to FILE (atomically)")
-	pos, err := parse(fs, args)
+	metrics := fs.String("metrics", "", "table columns: comma-separated metric paths or blocks")
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) == 0 {
 		return usagef("merge needs the partial results to join (see simrun help merge)")
 	}
-	if _, err := pickFormat(*format, false); err != nil {
+	fmtName, err := formatFor(*format, *out, false)
+	if err != nil {
+		return err
+	}
+	if err := checkOutput(*out); err != nil {
 		return err
 	}
 	var parts []*result.Document
@@ -380,13 +440,18 @@ func (e env) mergeCmd(args []string) error {
 		if err != nil {
 			return usagef("merge: %s: %v", p, err)
 		}
+		if len(parts) > 0 {
+			if f := mergeMismatch(parts[0], d); f != "" {
+				return usagef("merge: %s comes from a different run than %s: %s differs", p, pos[0], f)
+			}
+		}
 		parts = append(parts, d)
 	}
 	doc, err := result.Merge(parts)
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if err := e.write(doc, *format, *out, len(doc.Sweep) > 0); err != nil {
+	if err := e.write(doc, fmtName, *out, tableOptions{metrics: splitList(*metrics)}); err != nil {
 		return err
 	}
 	if doc.Partial {
@@ -404,7 +469,7 @@ func (e env) explainCmd(args []string) error {
 	duration := fs.String("duration", "", "override the duration")
 	format := fs.String("format", "table", "output format: table or json")
 	out := fs.String("o", "", "write to FILE (atomically)")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -447,7 +512,7 @@ func (e env) explainCmd(args []string) error {
 
 func (e env) validateCmd(args []string) error {
 	fs := e.newFlags("validate")
-	pos, err := parse(fs, args)
+	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
@@ -456,7 +521,7 @@ func (e env) validateCmd(args []string) error {
 	}
 	var all scenarios.ErrorList
 	for _, p := range pos {
-		sc, err := scenarios.Load(p)
+		sc, err := loadScenario(p)
 		var el scenarios.ErrorList
 		switch {
 		case err == nil:
@@ -479,7 +544,7 @@ func (e env) validateCmd(args []string) error {
 
 func (e env) listCmd(args []string) error {
 	fs := e.newFlags("list")
-	if _, err := parse(fs, args); err != nil {
+	if _, err := e.parse(fs, args); err != nil {
 		return err
 	}
 	st := newStyle(e.stdout == io.Writer(os.Stdout))

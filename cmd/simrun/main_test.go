@@ -52,7 +52,7 @@ func TestRunDefaultTable(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	// The default is the binlog study's quick look: nine cases, TPS first.
-	for _, want := range []string{"binlog-quick", "Case1", "Case9", "tps", "latency_ms.p99", "more metrics"} {
+	for _, want := range []string{"binlog-quick", "Case1", "Case9", "tps", "latency p99 ms", "more columns", "Case4 = binlog_storage_engine=file"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
@@ -136,7 +136,7 @@ func TestSweepShardMerge(t *testing.T) {
 	}
 	// The sweep table shows one row per point.
 	out, _, code := simrun(t, base...)
-	if code != 0 || strings.Count(out, "\nmm4 ") != 6 || strings.Count(out, "\nmd4 ") != 6 {
+	if code != 0 || strings.Count(out, "\nmm4  ") != 6 || strings.Count(out, "\nmd4  ") != 6 {
 		t.Errorf("sweep table (exit %d):\n%s", code, out)
 	}
 }

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,17 +41,14 @@ func (s style) key(str string) string    { return s.paint(str, color.FgCyan) }
 func (s style) warn(str string) string   { return s.paint(str, color.FgYellow, color.Bold) }
 func (s style) source(str string) string { return s.paint(str, color.FgGreen) }
 
-// maxSweepColumns bounds the metric columns of a sweep table; the rest are
-// in --format csv or json.
-const maxSweepColumns = 8
-
-func writeTable(w io.Writer, doc *result.Document, sweep bool, st style) error {
+func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) error {
+	header, rows, hidden, colErr := runTable(doc, opt)
 	bw := bufio.NewWriter(w)
-	title := st.bold(doc.Scenario)
+	title := doc.Scenario
 	if doc.Description != "" {
 		title += " — " + doc.Description
 	}
-	fmt.Fprintln(bw, title)
+	fmt.Fprintln(bw, st.bold(fit(title, opt.width)))
 	reps := "1 replication"
 	if doc.Replications > 1 {
 		reps = fmt.Sprintf("%d replications (mean ± 95%% CI)", doc.Replications)
@@ -60,27 +59,63 @@ func writeTable(w io.Writer, doc *result.Document, sweep bool, st style) error {
 		fmt.Fprintln(bw, st.warn(fmt.Sprintf("PARTIAL: interrupted; %d rows completed", len(doc.Cases))))
 	}
 	fmt.Fprintln(bw)
-	var t result.Table
-	note := ""
-	if !sweep && len(doc.Cases) <= 6 {
-		t = result.MetricTable(doc)
-		printGrid(bw, t, st, true)
-	} else {
-		t = result.RowTable(doc, nil)
-		fixed := 1 + len(doc.Sweep)
-		if extra := len(t.Header) - fixed - maxSweepColumns; extra > 0 {
-			note = fmt.Sprintf("(%d more metrics: use --format csv or json)", extra)
-			t.Header = t.Header[:fixed+maxSweepColumns]
-			for i := range t.Rows {
-				t.Rows[i] = t.Rows[i][:fixed+maxSweepColumns]
+	printGrid(bw, result.Table{Header: header, Rows: rows}, st, true)
+	note := func(text string, indent int) {
+		for _, l := range wrap(text, opt.width, indent) {
+			fmt.Fprintln(bw, st.dim(l))
+		}
+	}
+	if opt.cases != nil {
+		fmt.Fprintln(bw)
+		width := 0
+		for _, c := range doc.Cases {
+			width = max(width, utf8.RuneCountInString(c.Name))
+		}
+		shown := map[string]bool{}
+		for _, c := range doc.Cases {
+			if l := opt.cases.label(c.Name); l != "" && !shown[c.Name] {
+				shown[c.Name] = true
+				note(fmt.Sprintf("%-*s = %s", width, c.Name, l), width+3)
 			}
 		}
-		printGrid(bw, t, st, false)
 	}
-	if note != "" {
-		fmt.Fprintln(bw, st.dim(note))
+	for _, g := range identicalGroups(doc) {
+		why := "nothing on their path differs"
+		if d := opt.cases.differ(g); len(d) > 0 {
+			why = fmt.Sprintf("they differ only in %s, and nothing on their path in this run depends on it", strings.Join(d, ", "))
+		}
+		note(fmt.Sprintf("%s give identical results: %s.", joinAnd(g), why), 2)
 	}
-	return bw.Flush()
+	if len(hidden) > 0 {
+		note(fmt.Sprintf("(%d more columns do not fit in %d columns: %s; choose with --metrics, or use --format csv)",
+			len(hidden), opt.width, strings.Join(hidden, ", ")), 1)
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	if opt.every > 0 || opt.iostat {
+		if err := writeIntervals(w, doc, opt.every, opt.iostat); err != nil {
+			return err
+		}
+	}
+	return colErr
+}
+
+// fit cuts s to width runes (0: no limit), marking the cut with "…".
+func fit(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:width-1]) + "…"
+}
+
+// joinAnd joins names as "a, b and c".
+func joinAnd(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 func seconds(s float64) string {
@@ -199,7 +234,35 @@ func writeJSON(w io.Writer, v any) error {
 // writeAtomic writes a file through a temporary file in the same
 // directory, synced and renamed into place: readers see the old file or
 // the complete new one, never a torn write.
-func writeAtomic(path string, fill func(io.Writer) error) (err error) {
+//
+// A target that exists and is not a regular file (-o /dev/null, a named
+// pipe, /dev/stdout) is written in place: renaming over it would replace
+// the device with a file.
+func writeAtomic(path string, fill func(io.Writer) error) error {
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+		return pathError(path, writeInPlace(path, fill))
+	}
+	return pathError(path, writeThroughTemp(path, fill))
+}
+
+func writeInPlace(path string, fill func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	if err := fill(bw); err != nil {
+		f.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeThroughTemp(path string, fill func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -233,44 +296,101 @@ func writeAtomic(path string, fill func(io.Writer) error) (err error) {
 	return os.Rename(f.Name(), path)
 }
 
-// progress draws a one-line bar on stderr when it is a terminal.
+// progress reports a run's progress on stderr. On a terminal it draws one
+// line that ticks by simulated time inside each run, not only when a run
+// ends; in a log (not a terminal) it writes a plain line per finished run.
 type progress struct {
 	w     io.Writer
-	on    bool
+	on    bool // a terminal
+	mu    sync.Mutex
 	drawn bool
 	start time.Time
 	last  time.Time
+	done  int
+	total int
+	live  map[string]float64 // running run -> fraction of its virtual time done
 }
 
 func newProgress(w io.Writer) *progress {
-	p := &progress{w: w, start: time.Now()}
+	p := &progress{w: w, start: time.Now(), live: map[string]float64{}}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.on = true
 	}
 	return p
 }
 
+// options hooks the progress into a run.
+func (p *progress) options(opt *scenarios.Options) {
+	opt.Progress = p.update
+	opt.Finished = p.finished
+	opt.Tick = p.tick
+}
+
 func (p *progress) update(done, total int) {
-	if !p.on || total < 2 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done, p.total = done, total
+	p.draw(done == total)
+}
+
+func (p *progress) finished(run string, done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.live, run)
+	if !p.on {
+		fmt.Fprintf(p.w, "simrun: done %s (%d/%d, %s)\n", run, done, total, time.Since(p.start).Round(100*time.Millisecond))
+	}
+}
+
+func (p *progress) tick(run string, now, end time.Duration) {
+	if !p.on || end <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.live[run] = min(1, float64(now)/float64(end))
+	p.draw(false)
+}
+
+// draw repaints the line, at most ten times a second.
+func (p *progress) draw(force bool) {
+	if !p.on || p.total == 0 {
 		return
 	}
 	now := time.Now()
-	if done < total && now.Sub(p.last) < 100*time.Millisecond {
+	if !force && now.Sub(p.last) < 100*time.Millisecond {
 		return
 	}
 	p.last = now
+	frac := float64(p.done)
+	var running []string
+	for r, f := range p.live {
+		frac += f
+		running = append(running, r)
+	}
+	frac /= float64(p.total)
+	sort.Strings(running)
 	const width = 30
-	fill := width * done / total
+	fill := min(width, int(width*frac))
 	eta := ""
-	if done > 0 && done < total {
-		left := time.Duration(float64(now.Sub(p.start)) / float64(done) * float64(total-done))
+	if frac > 0 && frac < 1 {
+		left := time.Duration(float64(now.Sub(p.start)) * (1 - frac) / frac)
 		eta = fmt.Sprintf(" ~%s left", left.Round(time.Second))
 	}
-	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs%s\033[K", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), done, total, eta)
+	at := ""
+	if len(running) > 0 {
+		at = fmt.Sprintf(" · %s %d%%", running[0], int(100*p.live[running[0]]))
+		if len(running) > 1 {
+			at += fmt.Sprintf(" +%d running", len(running)-1)
+		}
+	}
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs%s%s\033[K", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), p.done, p.total, at, eta)
 	p.drawn = true
 }
 
 func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.drawn {
 		fmt.Fprint(p.w, "\r\033[K")
 	}

@@ -56,6 +56,9 @@ type Options struct {
 	// Image is the format of the md export's chart files: png (default) or
 	// svg.
 	Image plot.Format
+	// DataFile is the result file a notebook reads, relative to it; the
+	// notebook export writes it beside the notebook (NAME.result.json).
+	DataFile string
 }
 
 // File is one output file: a name relative to the output's directory, and
@@ -78,11 +81,18 @@ func Export(d *result.Document, f Format, out string, opt Options) ([]File, erro
 		}
 		return []File{{name, buf.Bytes()}}, nil
 	case Notebook:
+		if opt.DataFile == "" {
+			opt.DataFile = strings.TrimSuffix(name, filepath.Ext(name)) + ".result.json"
+		}
 		b, err := NotebookBytes(d, opt)
 		if err != nil {
 			return nil, err
 		}
-		return []File{{name, b}}, nil
+		data, err := result.Marshal(clean(d))
+		if err != nil {
+			return nil, err
+		}
+		return []File{{name, b}, {opt.DataFile, data}}, nil
 	case Markdown:
 		return MarkdownFiles(d, strings.TrimSuffix(name, filepath.Ext(name)), opt)
 	}

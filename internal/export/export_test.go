@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -237,22 +238,49 @@ func TestNoLeaks(t *testing.T) {
 	}
 }
 
-func TestEmbeddedJSONQuotes(t *testing.T) {
+// TestNotebookReadsDataBeside: the notebook reads its result from a file
+// written beside it, named in a parameter cell, instead of carrying the
+// result as a literal; the style literal survives quotes in names.
+func TestNotebookReadsDataBeside(t *testing.T) {
 	d := plottest.Run()
 	d.Description = "it's got ''' and a backslash \\ in it"
-	s, err := embeddedJSON(d)
+	files, err := Export(d, Notebook, "out/page.ipynb", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(s, "'") {
-		t.Errorf("embedded JSON holds a quote: %.200s", s)
+	if len(files) != 2 || files[1].Name != "page.result.json" {
+		t.Fatalf("files %v", names(files))
 	}
-	var back map[string]any
-	if err := json.Unmarshal([]byte(s), &back); err != nil {
+	back, err := result.Decode(bytes.NewReader(files[1].Data))
+	if err != nil || back.Description != d.Description || len(back.Cases) != len(d.Cases) {
+		t.Fatalf("data file: %v %+v", err, back)
+	}
+	var n struct {
+		Cells []struct {
+			ID       string         `json:"id"`
+			Metadata map[string]any `json:"metadata"`
+			Source   []string       `json:"source"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(files[0].Data, &n); err != nil {
 		t.Fatal(err)
 	}
-	if back["description"] != d.Description {
-		t.Errorf("description %q", back["description"])
+	found := false
+	for _, c := range n.Cells {
+		src := strings.Join(c.Source, "")
+		if c.ID == "parameters" {
+			found = strings.Contains(src, `RESULT_FILE = "page.result.json"`) && strings.Contains(src, "CASE_NAMES = None") &&
+				fmt.Sprint(c.Metadata["tags"]) == "[parameters]"
+		}
+		if strings.Contains(src, `"metrics":`) || len(src) > 40000 {
+			t.Errorf("cell %s carries the result (%d bytes)", c.ID, len(src))
+		}
+		if c.ID == "data" && strings.Count(src, "'''") != 2 {
+			t.Errorf("data cell: the style literal is not one raw string")
+		}
+	}
+	if !found {
+		t.Errorf("no parameter cell naming the data file")
 	}
 }
 

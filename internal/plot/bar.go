@@ -81,7 +81,7 @@ func tableGrid(d *result.Document, cases []result.Case, value func(result.Case) 
 func drawBar(d *result.Document, cases []result.Case, opt Options) ([]*gplot.Plot, error) {
 	metric := opt.Metric
 	if metric == "" {
-		metric = "tps"
+		metric = defaultMetric(cases)
 	}
 	found := false
 	g := tableGrid(d, cases, func(c result.Case) (float64, float64, bool) {
@@ -94,7 +94,7 @@ func drawBar(d *result.Document, cases []result.Case, opt Options) ([]*gplot.Plo
 		return v, ci, true
 	})
 	if !found {
-		return nil, noMetric(Bar, metric)
+		return nil, suggest(noMetric(Bar, metric), Bar, numericPaths(cases))
 	}
 	p := newPlot(fmt.Sprintf("%s: %s per case", d.Scenario, title(metric)), "", Label(metric))
 	if err := addBars(p, g, opt, false); err != nil {
@@ -118,8 +118,9 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 		per = 1
 	}
 	barW := min(slot*0.8/vg.Length(per), 60)
+	opt.rec.bars(p, g)
 	top := 0.0
-	var below []*plotter.BarChart
+	var below []hatchedBars
 	totals := make([]float64, len(g.clusters))
 	for s, name := range g.series {
 		vals := make(plotter.Values, len(g.clusters))
@@ -130,33 +131,36 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 		}
 		bc.Color = colorAt(s)
 		bc.LineStyle.Width = 0
+		hb := hatchedBars{BarChart: bc, hatch: hatchAt(s)}
 		marks := &barMarks{}
 		if stack {
 			if len(below) > 0 {
-				bc.StackOn(below[len(below)-1])
+				bc.StackOn(below[len(below)-1].BarChart)
 			}
-			below = append(below, bc)
+			below = append(below, hb)
 		} else {
 			bc.Offset = (vg.Length(s) - vg.Length(per-1)/2) * barW
 			marks.offset = bc.Offset
 			for c := range g.clusters {
 				if !g.has[s][c] {
 					marks.add(float64(c), 0, 0, "n/a")
+					opt.rec.text(p, "n/a")
 					continue
 				}
 				marks.add(float64(c), g.val[s][c], g.ci[s][c], short(g.val[s][c]))
+				opt.rec.text(p, short(g.val[s][c]))
 			}
 		}
 		for c := range g.clusters {
 			totals[c] += g.val[s][c]
 			top = math.Max(top, g.val[s][c]+g.ci[s][c])
 		}
-		p.Add(bc)
+		p.Add(hb)
 		if !stack {
 			p.Add(marks)
 		}
 		if name != "" && !stack {
-			p.Legend.Add(name, bc)
+			p.Legend.Add(name, hb)
 		}
 	}
 	if stack {
@@ -167,6 +171,7 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 		marks := &barMarks{}
 		for c, t := range totals {
 			marks.add(float64(c), t, 0, short(t))
+			opt.rec.text(p, short(t))
 			top = math.Max(top, t)
 		}
 		p.Add(marks)
@@ -174,12 +179,10 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 	if top <= 0 {
 		top = 1
 	}
-	legendRows := 0
-	if len(g.series) > 1 || g.series[0] != "" {
-		legendRows = len(g.series)
-	}
+	// The legend stands beside the data (see Figure.draw): headroom only
+	// for the value labels.
 	p.Y.Min = 0
-	p.Y.Max = top * (1.12 + 0.075*float64(legendRows))
+	p.Y.Max = top * 1.12
 	p.NominalX(g.clusters...)
 	p.X.Min, p.X.Max = -0.5, float64(len(g.clusters))-0.5
 	p.X.Tick.Label.Font = sans(10.5)
@@ -188,8 +191,6 @@ func addBars(p *gplot.Plot, g grid, opt Options, stack bool) error {
 		p.X.Tick.Label.XAlign = text.XRight
 		p.X.Tick.Label.YAlign = text.YTop
 	}
-	p.Legend.Top, p.Legend.Left = true, false
-	p.Legend.XOffs = -vg.Points(6)
 	return nil
 }
 

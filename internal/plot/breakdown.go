@@ -70,10 +70,13 @@ func drawBreakdown(d *result.Document, cases []result.Case, opt Options) ([]*gpl
 	block := opt.Metric
 	if block == "" {
 		block = "commit_breakdown_ms"
+		if bs := breakdownBlocks(cases); len(bs) > 0 {
+			block = bs[0]
+		}
 	}
 	comps := components(cases, block)
 	if len(comps) == 0 {
-		return nil, noMetric(Breakdown, block)
+		return nil, suggest(noMetric(Breakdown, block), Breakdown, breakdownBlocks(cases))
 	}
 	g := grid{series: make([]string, len(comps))}
 	for i, c := range comps {

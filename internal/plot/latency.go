@@ -17,7 +17,7 @@ var Percentiles = []struct {
 	Key string
 	Q   float64
 }{
-	{"p50", 50}, {"p75", 75}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p9999", 99.99}, {"max", 100},
+	{"p50", 50}, {"p75", 75}, {"p90", 90}, {"p95", 95}, {"p99", 99}, {"p999", 99.9}, {"p99_9", 99.9}, {"p9999", 99.99}, {"max", 100},
 }
 
 // nines maps a percentile to the x axis: −log10(1−q), so p90 is 1, p99 is 2
@@ -28,6 +28,9 @@ func drawLatency(d *result.Document, cases []result.Case, opt Options) ([]*gplot
 	block := opt.Metric
 	if block == "" {
 		block = "latency_ms"
+		if bs := percentileBlocks(cases); len(bs) > 0 {
+			block = bs[0]
+		}
 	}
 	unit := "ms"
 	for _, u := range units {
@@ -77,9 +80,10 @@ func drawLatency(d *result.Document, cases []result.Case, opt Options) ([]*gplot
 			return nil, err
 		}
 		p.Legend.Add(caseLabel(d, c), l, s)
+		opt.rec.line(p, caseLabel(d, c), xys)
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("plot: latency: no case has two or more of the metrics %s", percentileList(block))
+		return nil, suggest(fmt.Errorf("plot: latency: no case has two or more of the metrics %s", percentileList(block)), Latency, percentileBlocks(cases))
 	}
 	var ticks gplot.ConstantTicks
 	for _, pc := range Percentiles {
@@ -92,6 +96,11 @@ func drawLatency(d *result.Document, cases []result.Case, opt Options) ([]*gplot
 		}
 	}
 	p.X.Tick.Marker = ticks
+	var tickLabels []string
+	for _, tk := range ticks {
+		tickLabels = append(tickLabels, tk.Label)
+	}
+	opt.rec.ticks(p, tickLabels)
 	p.X.Min, p.X.Max = nines(40), xmax+0.15
 	if ymin > 0 && ymax/ymin > 50 {
 		p.Y.Scale = gplot.LogScale{}

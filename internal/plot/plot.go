@@ -101,6 +101,8 @@ type Options struct {
 	Cases []string
 	// Title replaces the chart's title.
 	Title string
+
+	rec *dataRecorder // set by Draw: what the panels show
 }
 
 // Figure is a drawn chart, ready to be written in any format.
@@ -108,6 +110,10 @@ type Figure struct {
 	panels []*gplot.Plot // stacked top to bottom
 	width  int
 	height int
+	// legendX is where the legend column began when last drawn (points
+	// from the left edge), for tests.
+	legendX vg.Length
+	rec     *dataRecorder
 }
 
 // Draw lays out a chart of the given kind.
@@ -123,6 +129,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 		return nil, err
 	}
 	var panels []*gplot.Plot
+	opt.rec = &dataRecorder{}
 	switch k {
 	case Bar:
 		panels, err = drawBar(d, cases, opt)
@@ -143,7 +150,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 	if opt.Title != "" {
 		panels[0].Title.Text = opt.Title
 	}
-	f := &Figure{panels: panels, width: opt.Width, height: opt.Height}
+	f := &Figure{panels: panels, width: opt.Width, height: opt.Height, rec: opt.rec}
 	if f.width == 0 {
 		f.width = DefaultWidth
 	}
@@ -189,24 +196,66 @@ func fallbackFonts(svg []byte) []byte {
 	return svg
 }
 
+// draw lays the panels out top to bottom and puts each panel's legend in
+// a column to the right of all of them, outside the data: a legend inside
+// the axes covers bars and lines, and headroom for it distorts the scale.
 func (f *Figure) draw(dc draw.Canvas) {
 	dc.SetColor(color.White)
 	dc.Fill(dc.Rectangle.Path())
+	legends := make([]gplot.Legend, len(f.panels))
+	var legendW vg.Length
+	for i, p := range f.panels {
+		legends[i] = p.Legend
+		if w := p.Legend.Rectangle(dc).Size().X; w > 0 {
+			legendW = max(legendW, w+legendGap)
+		}
+		empty := gplot.NewLegend()
+		p.Legend = empty
+	}
+	defer func() { // a Figure may be written more than once
+		for i, p := range f.panels {
+			p.Legend = legends[i]
+		}
+	}()
+	legendW = min(legendW, (dc.Max.X-dc.Min.X)/2)
+	area := draw.Crop(dc, 0, -legendW, 0, 0)
+	f.legendX = area.Max.X
+	var canv []draw.Canvas
 	if len(f.panels) == 1 {
-		f.panels[0].Draw(dc)
-		return
+		canv = []draw.Canvas{area}
+	} else {
+		grid := make([][]*gplot.Plot, len(f.panels))
+		for i, p := range f.panels {
+			grid[i] = []*gplot.Plot{p}
+		}
+		t := draw.Tiles{Rows: len(f.panels), Cols: 1, PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,
+			PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: 2 * vg.Millimeter}
+		for _, row := range gplot.Align(grid, t, area) {
+			canv = append(canv, row[0])
+		}
 	}
-	grid := make([][]*gplot.Plot, len(f.panels))
 	for i, p := range f.panels {
-		grid[i] = []*gplot.Plot{p}
-	}
-	t := draw.Tiles{Rows: len(f.panels), Cols: 1, PadX: vg.Millimeter, PadY: 2 * vg.Millimeter,
-		PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: 2 * vg.Millimeter}
-	canv := gplot.Align(grid, t, dc)
-	for i, p := range f.panels {
-		p.Draw(canv[i][0])
+		p.Draw(canv[i])
+		if legendW == 0 || legends[i].Rectangle(dc).Size().X == 0 {
+			continue
+		}
+		top := canv[i].Max.Y
+		if p.Title.Text != "" {
+			top -= p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+		}
+		l := legends[i]
+		l.Top, l.Left = true, true
+		l.XOffs, l.YOffs = 0, 0
+		strip := draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+			Min: vg.Point{X: area.Max.X + legendGap/2, Y: canv[i].Min.Y},
+			Max: vg.Point{X: dc.Max.X, Y: top},
+		}}
+		l.Draw(strip)
 	}
 }
+
+// legendGap separates the data from the legend column.
+const legendGap = 4 * vg.Millimeter
 
 // Render draws a chart and writes it: the one call `simrun plot` needs.
 func Render(w io.Writer, d *result.Document, k Kind, format Format, opt Options) error {
@@ -284,6 +333,7 @@ func newPlot(title, xlabel, ylabel string) *gplot.Plot {
 	p.Legend.Top = true
 	p.Legend.Left = false
 	p.Legend.ThumbnailWidth = 6 * vg.Millimeter
+	p.Legend.Padding = vg.Points(2.5)
 	p.Y.Tick.Marker = niceTicks{}
 	addGrid(p)
 	return p
@@ -295,7 +345,9 @@ func sans(size vg.Length) font.Font {
 	return font.Font{Typeface: "Liberation", Variant: "Sans", Size: size}
 }
 
-// Okabe & Ito's colour-blind-safe palette, strongest colours first.
+// palette is Okabe & Ito's colour-blind-safe eight, strongest first, then
+// four of Paul Tol's darker tones that stay apart from them (CIELAB ΔE > 25
+// between any two): a breakdown's twelve stages get twelve colours.
 var palette = []color.NRGBA{
 	{0x00, 0x72, 0xB2, 0xff}, // blue
 	{0xE6, 0x9F, 0x00, 0xff}, // orange
@@ -305,12 +357,34 @@ var palette = []color.NRGBA{
 	{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
 	{0xF0, 0xE4, 0x42, 0xff}, // yellow
 	{0x00, 0x00, 0x00, 0xff}, // black
+	{0x33, 0x22, 0x88, 0xff}, // indigo
+	{0x88, 0x22, 0x55, 0xff}, // wine
+	{0x99, 0x99, 0x33, 0xff}, // olive
+	{0x66, 0x11, 0x00, 0xff}, // brown
 }
+
+// Palette returns the colours of series 0, 1, ... as #rrggbb, the ones the
+// notebook's Python uses too.
+func Palette() []string {
+	out := make([]string, len(palette))
+	for i, c := range palette {
+		out[i] = fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B)
+	}
+	return out
+}
+
+// Hatches are the fill patterns of bar series once the palette has
+// wrapped, in matplotlib's notation: "" (solid) for series 0-11, "//" for
+// 12-23, "\\" for 24-35.
+var Hatches = []string{"", "//", `\\`}
 
 func colorAt(i int) color.Color { return palette[i%len(palette)] }
 
+// hatchAt is the hatch of bar series i: 0 none, 1 rising, 2 falling lines.
+func hatchAt(i int) int { return (i / len(palette)) % len(Hatches) }
+
 // dashesAt varies the dash pattern once the palette has wrapped, so lines
-// 9+ stay distinguishable.
+// 13+ stay distinguishable.
 func dashesAt(i int) []vg.Length {
 	switch (i / len(palette)) % 3 {
 	case 1:
@@ -428,6 +502,8 @@ var known = map[string]string{
 	"qps":              "QPS (queries/s)",
 	"throughput_per_s": "throughput (/s)",
 	"applier.tps":      "applier TPS (transactions/s)",
+	"write.iops":       "write IOPS (I/Os/s)",
+	"read.iops":        "read IOPS (I/Os/s)",
 }
 
 // units maps name suffixes to units, longest first.

@@ -26,7 +26,7 @@ var DefaultPanels = []Panel{
 	{Paths: []string{"series.tps"}, Scale: 1, Label: "TPS (transactions/s)"},
 	{Paths: []string{"disk.series.write_kB_per_s"}, Scale: 1.0 / 1024, Label: "device write (MB/s)"},
 	{Paths: []string{"disk.series.util_pct"}, Scale: 1, Label: "device util (%)", Max: 105},
-	{Paths: []string{"series.checkpoint_age_MB"}, Scale: 1, Label: "checkpoint age (MB)"},
+	{Paths: []string{"series.checkpoint_age_MB", "series.checkpoint_age_mb", "engine.series.checkpoint_age_MB"}, Scale: 1, Label: "checkpoint age (MB)"},
 	{Paths: []string{"disk.series.aqu_sz", "disk.series.queue_depth", "series.queue_depth"}, Scale: 1, Label: "device queue depth (I/Os)"},
 }
 
@@ -52,6 +52,16 @@ func intervalOf(d *result.Document, c result.Case, path string, n int) float64 {
 
 func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.Plot, error) {
 	panels := DefaultPanels
+	if len(opt.Series) == 0 && opt.Metric != "" {
+		opt.Series = strings.Split(opt.Metric, ",")
+	}
+	if len(opt.Series) == 0 && !anySeries(cases, DefaultPanels) {
+		// Not a database run: draw the series it has, up to five panels.
+		opt.Series = seriesPaths(cases)
+		if len(opt.Series) > 5 {
+			opt.Series = opt.Series[:5]
+		}
+	}
 	if len(opt.Series) > 0 {
 		panels = nil
 		for _, s := range opt.Series {
@@ -59,6 +69,7 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 		}
 	}
 	var out []*gplot.Plot
+	var missing []string // panels no case has a series for
 	best, bestN := -1, 0 // the panel whose legend names the most cases
 	for _, pn := range panels {
 		p := newPlot("", "", pn.Label)
@@ -99,9 +110,11 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 			if len(cases) > 1 {
 				p.Legend.Add(caseLabel(d, c), l)
 			}
+			opt.rec.line(p, caseLabel(d, c), xys)
 			drawn++
 		}
 		if drawn == 0 {
+			missing = append(missing, fmt.Sprintf("%s (%s)", title(pn.Label), pn.Paths[0]))
 			continue
 		}
 		if drawn > bestN {
@@ -122,7 +135,7 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 				names = append(names, fmt.Sprintf("%q", s))
 			}
 		}
-		return nil, fmt.Errorf("plot: series: no case has any of the series %s", strings.Join(names, ", "))
+		return nil, suggest(fmt.Errorf("plot: series: no case has any of the series %s", strings.Join(names, ", ")), Series, seriesPaths(cases))
 	}
 	// Share one time axis: same range, label on the bottom panel only.
 	xmax := 0.0
@@ -135,16 +148,31 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 		p.Legend = gplot.NewLegend()
 		p.Legend.TextStyle.Font = sans(10.5)
 	}
-	// One legend, on the top panel, with headroom so it covers no line;
-	// the title above it.
+	// One legend, beside the top panel (see Figure.draw).
 	out[0].Legend = legend
-	if bestN > 1 && out[0].Y.Max > 0 {
-		out[0].Y.Max *= 1 + 0.09*float64(bestN)
-	}
 	for _, p := range out {
 		p.X.Tick.Marker = niceTicks{}
 	}
 	out[0].Title.Text = fmt.Sprintf("%s: over time", d.Scenario)
 	out[len(out)-1].X.Label.Text = "time since the end of warm-up (s)"
+	if len(missing) > 0 {
+		// Say which promised panels are absent rather than leave the
+		// reader to wonder.
+		out[len(out)-1].X.Label.Text += "\nnot in this result: " + strings.Join(missing, ", ")
+	}
 	return out, nil
+}
+
+// anySeries reports whether a case has a series of one of the panels.
+func anySeries(cases []result.Case, panels []Panel) bool {
+	for _, pn := range panels {
+		for _, p := range pn.Paths {
+			for _, c := range cases {
+				if _, ok := series(c.Metrics, p); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

@@ -23,6 +23,10 @@ type Document struct {
 	Duration     float64 `json:"duration_s"` // measured window, seconds
 	Warmup       float64 `json:"warmup_s"`   // discarded warm-up before it, seconds
 	Replications int     `json:"replications"`
+	// SimrunVersion and SimrunCommit name the simrun build that wrote the
+	// document: the byte-identical promise holds per commit.
+	SimrunVersion string `json:"simrun_version,omitempty"`
+	SimrunCommit  string `json:"simrun_commit,omitempty"`
 	// Partial is set when the run was interrupted or a shard is missing:
 	// Cases then holds only the rows that completed.
 	Partial bool `json:"partial,omitempty"`

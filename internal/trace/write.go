@@ -180,12 +180,14 @@ func (r *Recorder) WriteJSON(w io.Writer) error {
 		case kFlow:
 			flowID++
 			from, to := r.tracks[e.track], r.tracks[e.track2]
-			b := r.head(e.name, "s", from.group, r.tidAt(lo, e.track, e.start), e.start)
+			// Both ends carry the same cat: Perfetto binds v1 flows by
+			// (cat, name, id) and draws nothing for a half-matched pair.
+			b := r.headCat(e.name, flowCat, "s", from.group, r.tidAt(lo, e.track, e.start), e.start)
 			b = append(b, `,"id":`...)
 			b = strconv.AppendInt(b, int64(flowID), 10)
 			b = append(b, '}')
 			evs = append(evs, out{ts: e.start, seq: i, line: b})
-			b = r.head(e.name, "f", to.group, r.tidAt(lo, e.track2, e.end), e.end)
+			b = r.headCat(e.name, flowCat, "f", to.group, r.tidAt(lo, e.track2, e.end), e.end)
 			b = append(b, `,"id":`...)
 			b = strconv.AppendInt(b, int64(flowID), 10)
 			b = append(b, `,"bp":"e"}`...)
@@ -227,12 +229,19 @@ func (r *Recorder) WriteJSON(w io.Writer) error {
 	return bw.Flush()
 }
 
+// flowCat is the cat of both ends of every flow.
+const flowCat = "flow"
+
 func (r *Recorder) head(name, ph string, group, tid int, ts sim.Time) []byte {
+	return r.headCat(name, r.groups[group], ph, group, tid, ts)
+}
+
+func (r *Recorder) headCat(name, cat, ph string, group, tid int, ts sim.Time) []byte {
 	b := make([]byte, 0, 128)
 	b = append(b, `{"name":`...)
 	b = appendString(b, name)
 	b = append(b, `,"cat":`...)
-	b = appendString(b, r.groups[group])
+	b = appendString(b, cat)
 	b = append(b, `,"ph":"`...)
 	b = append(b, ph...)
 	b = append(b, `","ts":`...)

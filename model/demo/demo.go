@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"simrun/internal/trace"
 	"simrun/sim"
 	"simrun/sim/stats"
 )
@@ -81,6 +82,11 @@ type Model struct {
 	arrive   func()
 	done     func(any)
 
+	rec     *trace.Recorder // nil unless traced
+	queue   trace.TrackID
+	servers trace.TrackID
+	traced  int64 // jobs recorded, numbering them in the trace
+
 	response stats.Histogram // ns, arrival to departure
 	wait     stats.Histogram // ns, arrival to start of service
 	since    sim.Time
@@ -109,6 +115,21 @@ func New(env *sim.Env, cfg Config) (*Model, error) {
 	return m, nil
 }
 
+// SetTrace records each job on rec: its wait in the queue on the queue
+// track (one lane per waiting job), its service on the servers track (one
+// lane per busy server; job numbers match), and the queue length. Spans
+// are recorded when the job leaves, so a job still waiting or in service
+// at the window's end is not shown.
+// Call it before Start.
+func (m *Model) SetTrace(rec *trace.Recorder) {
+	if rec == nil {
+		return
+	}
+	m.rec = rec
+	m.queue = rec.Track("demo/queue")
+	m.servers = rec.Track("demo/servers")
+}
+
 // Start schedules the first arrival.
 func (m *Model) Start() { m.scheduleArrival() }
 
@@ -128,6 +149,9 @@ func (m *Model) onArrive() {
 	j.arrived = m.env.Now()
 	j.service = min(sim.SampleDuration(m.service, m.services), maxDelay)
 	m.station.Submit(j.service, m.done, j)
+	if m.rec != nil {
+		m.rec.Counter("demo/queue length", j.arrived, float64(m.station.QueueLen()))
+	}
 	m.scheduleArrival()
 }
 
@@ -136,7 +160,22 @@ func (m *Model) onDone(a any) {
 	resp := int64(m.env.Now() - j.arrived)
 	m.response.Record(resp)
 	m.wait.Record(max(resp-int64(j.service), 0))
+	if m.rec != nil {
+		m.traceJob(j)
+	}
 	m.free = append(m.free, j)
+}
+
+func (m *Model) traceJob(j *job) {
+	now := m.env.Now()
+	began := now - sim.Time(j.service)
+	m.traced++
+	if began > j.arrived {
+		m.rec.Span(m.queue, "wait", j.arrived, began, trace.Int("job", m.traced))
+	}
+	m.rec.Span(m.servers, "service", began, now, trace.Int("job", m.traced),
+		trace.Float("wait_us", float64(began-j.arrived)/1e3))
+	m.rec.Counter("demo/queue length", now, float64(m.station.QueueLen()))
 }
 
 // ResetStats starts the measured window now (the end of warm-up).

@@ -297,8 +297,14 @@ func (b *Bench) Metrics() map[string]any {
 		"iodepth":   int64(b.cfg.IODepth),
 		"numjobs":   int64(b.cfg.NumJobs),
 		"runtime_s": secs,
-		"read":      dir(0),
-		"write":     dir(1),
+		// Why disk.writes_per_s differs from write.iops: the job's I/Os of
+		// bs bytes become this many device I/Os (split at max_io_size,
+		// Linux max_sectors_kb) and each costs this many IOPS tokens
+		// (ceil(bs / io_unit)); see docs/results.md.
+		"device_ios_per_io":  ceilDiv(int64(b.cfg.BS), int64(b.vol.Config().MaxIOSize)),
+		"iops_tokens_per_io": ceilDiv(int64(b.cfg.BS), int64(b.vol.Config().IOUnit)),
+		"read":               dir(0),
+		"write":              dir(1),
 	}
 	if b.cfg.Fsync > 0 {
 		out["sync"] = map[string]any{"total_ios": b.sync.Count(), "lat_ms": latMs(&b.sync)}
@@ -352,4 +358,12 @@ func Run(env *sim.Env, vol *disk.Volume, cfg Config, duration time.Duration) (ma
 	b.Stop()
 	m["disk"] = vol.Metrics()
 	return m, nil
+}
+
+// ceilDiv is ceil(a / b) for positive sizes; 1 when b is 0 (no limit).
+func ceilDiv(a, b int64) int64 {
+	if b <= 0 || a <= 0 {
+		return 1
+	}
+	return (a + b - 1) / b
 }

@@ -1,0 +1,503 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"simrun/internal/result"
+	"simrun/scenarios"
+)
+
+// The run table: one row per case (per sweep point), one column per chosen
+// metric. Numbers carry thousands separators and, within a column, the
+// same number of decimals, so decimal points line up; headers carry units
+// (device bandwidth in MB/s, the unit caps are set in). The table fits the
+// terminal: columns that do not fit are named below it, with the flag that
+// shows them. It never turns into a dump of every metric.
+
+// headlineMetrics are the default columns, those a result has, in order.
+var headlineMetrics = []string{
+	"tps", "qps", "throughput_per_s", "applier.tps",
+	"write.iops", "read.iops", "write.bw_kB_per_s", "read.bw_kB_per_s",
+	"latency_ms.avg", "latency_ms.p95", "latency_ms.p99",
+	"write.clat_ms.p99", "read.clat_ms.p99",
+	"wait_ms.avg", "wait_ms.p99", "util_pct", "queue_len_avg",
+	"cpu_util_pct", "tx_per_group", "commit_fsyncs",
+	"applier.cpu_util_pct", "applier.hol_blocked_pct", "applier.max_lag_s",
+	"disk.write_kB_per_s", "disk.writes_per_s", "disk.util_pct", "disk.await_ms",
+}
+
+// tableOptions shape the run table.
+type tableOptions struct {
+	metrics []string      // --metrics: paths or block prefixes; empty: the headline
+	width   int           // columns of the terminal; 0: unlimited
+	cases   *settings     // what sets the cases apart; nil when unknown
+	every   time.Duration // --report-interval: per-interval lines after the table
+	iostat  bool          // --iostat: per-interval device rows after the table
+}
+
+// terminalWidth is the width to fit: the terminal's, else $COLUMNS, else 80.
+func terminalWidth(w any) int {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 20 {
+			return cols
+		}
+	}
+	if c, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && c > 20 {
+		return c
+	}
+	return 80
+}
+
+// column is one metric column: its path, header, unit and scale.
+type column struct {
+	path   string
+	header string
+	scale  float64
+}
+
+// unitSuffixes turn a metric name's unit suffix into a header unit.
+var unitSuffixes = []struct {
+	suffix, unit string
+	scale        float64
+}{
+	{"_kB_per_s", "MB/s", 1024 / 1e6}, // iostat kB (1024 B) to the MB/s caps are set in
+	{"_MB_per_s", "MB/s", 1},
+	{"_per_s", "/s", 1},
+	{"_pct", "%", 1},
+	{"_ms", "ms", 1},
+	{"_us", "us", 1},
+	{"_s", "s", 1},
+	{"_bytes", "MB", 1e-6},
+	{"_kB", "KiB", 1},
+	{"_MB", "MB", 1},
+}
+
+// columnFor names a metric column with its unit: latency_ms.p99 is
+// "latency p99 ms", disk.write_kB_per_s is "disk write MB/s".
+func columnFor(path string) column {
+	segs := strings.Split(path, ".")
+	unit, scale := "", 1.0
+	for i, s := range segs {
+		for _, u := range unitSuffixes {
+			if strings.HasSuffix(s, u.suffix) && len(s) > len(u.suffix) {
+				segs[i] = strings.TrimSuffix(s, u.suffix)
+				if unit == "" {
+					unit, scale = u.unit, u.scale
+				}
+				break
+			}
+		}
+		segs[i] = strings.ReplaceAll(segs[i], "_", " ")
+	}
+	h := strings.Join(segs, " ")
+	switch path {
+	case "tps", "qps":
+		h = path
+	case "write.iops", "read.iops":
+		h = segs[0] + " IOPS"
+	}
+	switch {
+	case strings.HasPrefix(unit, "/"):
+		h += unit
+	case unit != "":
+		h += " " + unit
+	}
+	return column{path: path, header: h, scale: scale}
+}
+
+// chooseColumns returns the metric columns: --metrics, or the headline
+// metrics the result has (its first numeric metrics if it has none). A
+// --metrics entry the result lacks is left out and reported in the error,
+// after the table is shown: the run's result is not thrown away for it.
+func chooseColumns(doc *result.Document, only []string) (cols []column, err error) {
+	paths := result.MetricPaths(doc)
+	numeric := func(p string) bool {
+		if strings.HasSuffix(p, result.CISuffix) {
+			return false
+		}
+		for _, c := range doc.Cases {
+			if v, ok := c.Metrics.Lookup(p); ok {
+				if _, isNum := result.Float(v); isNum {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	var chosen []string
+	if len(only) > 0 {
+		for _, want := range only {
+			n := 0
+			for _, p := range paths {
+				if (p == want || strings.HasPrefix(p, want+".")) && numeric(p) {
+					chosen = append(chosen, p)
+					n++
+				}
+			}
+			if n == 0 {
+				msg := fmt.Sprintf("--metrics: the result has no metric %q", want)
+				if s := scenarios.Suggest(want, paths); s != "" {
+					msg += fmt.Sprintf("; did you mean %s?", s)
+				}
+				if err == nil {
+					err = usagef("%s (--format csv lists every metric)", msg)
+				}
+			}
+		}
+	}
+	if len(chosen) == 0 {
+		have := map[string]bool{}
+		for _, p := range paths {
+			have[p] = numeric(p)
+		}
+		for _, h := range headlineMetrics {
+			if have[h] && !allZero(doc, h) && !sameAsChosen(doc, h, chosen) {
+				chosen = append(chosen, h)
+			}
+		}
+		if len(chosen) < 2 {
+			for _, p := range paths {
+				if have[p] && len(chosen) < 8 && !contains(chosen, p) {
+					chosen = append(chosen, p)
+				}
+			}
+		}
+	}
+	cols = make([]column, len(chosen))
+	for i, p := range chosen {
+		cols[i] = columnFor(p)
+	}
+	return cols, err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// group formats n with thousands separators: 1234567 -> "1,234,567".
+func group(n string) string {
+	neg := strings.HasPrefix(n, "-")
+	n = strings.TrimPrefix(n, "-")
+	intPart, frac, hasFrac := strings.Cut(n, ".")
+	var b strings.Builder
+	for i, c := range intPart {
+		if i > 0 && (len(intPart)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	s := b.String()
+	if hasFrac {
+		s += "." + frac
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// decimalsFor is the number of decimals a column's values share: enough
+// for about four significant digits of its largest value, at most 3.
+func decimalsFor(vals []float64) int {
+	top := 0.0
+	for _, v := range vals {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			top = math.Max(top, math.Abs(v))
+		}
+	}
+	if top == 0 {
+		return 0
+	}
+	return min(3, max(0, 3-int(math.Floor(math.Log10(top)))))
+}
+
+// formatCells formats one column's values for the table.
+func formatCells(vals, cis []float64, has []bool, integer bool) []string {
+	dec := decimalsFor(vals)
+	if integer {
+		dec = 0
+	}
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		switch {
+		case !has[i]:
+			out[i] = ""
+		case math.IsNaN(v) || math.IsInf(v, 0):
+			out[i] = "-"
+		default:
+			out[i] = group(strconv.FormatFloat(v, 'f', dec, 64))
+			if cis[i] > 0 {
+				out[i] += " ± " + group(strconv.FormatFloat(cis[i], 'f', dec, 64))
+			}
+		}
+	}
+	return out
+}
+
+// runTable lays the document out as rows of strings, without colour.
+func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][]string, hidden []string, err error) {
+	cols, err := chooseColumns(doc, opt.metrics)
+	header = []string{"case"}
+	for _, a := range doc.Sweep {
+		header = append(header, lastSegment(a.Key))
+	}
+	rows = make([][]string, len(doc.Cases))
+	for i, c := range doc.Cases {
+		rows[i] = []string{c.Name}
+		for _, a := range doc.Sweep {
+			rows[i] = append(rows[i], result.FormatValue(c.Point[a.Key]))
+		}
+	}
+	for _, col := range cols {
+		n := len(doc.Cases)
+		vals, cis, has := make([]float64, n), make([]float64, n), make([]bool, n)
+		integer := true
+		for i, c := range doc.Cases {
+			v, ok := c.Metrics.Lookup(col.path)
+			if !ok {
+				continue
+			}
+			f, ok := result.Float(v)
+			if !ok {
+				continue
+			}
+			switch v.(type) {
+			case float64, float32:
+				integer = false
+			}
+			vals[i], has[i] = f*col.scale, true
+			if ci, ok := c.Metrics.Lookup(col.path + result.CISuffix); ok {
+				if x, ok := result.Float(ci); ok {
+					cis[i] = x * col.scale
+				}
+			}
+		}
+		if col.scale != 1 {
+			integer = false
+		}
+		cells := formatCells(vals, cis, has, integer)
+		header = append(header, col.header)
+		for i := range rows {
+			rows[i] = append(rows[i], cells[i])
+		}
+	}
+	if opt.width > 0 {
+		keep := len(header)
+		for keep > 2 && gridWidth(header[:keep], rows, keep) > opt.width {
+			keep--
+		}
+		for _, h := range header[keep:] {
+			hidden = append(hidden, h)
+		}
+		header = header[:keep]
+		for i := range rows {
+			rows[i] = rows[i][:keep]
+		}
+	}
+	return header, rows, hidden, err
+}
+
+func lastSegment(p string) string {
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// gridWidth is the printed width of the first n columns.
+func gridWidth(header []string, rows [][]string, n int) int {
+	w := 0
+	for i := 0; i < n; i++ {
+		cw := utf8.RuneCountInString(header[i])
+		for _, r := range rows {
+			cw = max(cw, utf8.RuneCountInString(r[i]))
+		}
+		w += cw
+		if i > 0 {
+			w += 2
+		}
+	}
+	return w
+}
+
+// settings are the parameters that set the cases of a run apart: for each
+// case, the differing parameters' values, by key, in declaration order.
+type settings struct {
+	keys   []string                     // keys whose values differ between cases
+	values map[string]map[string]string // case -> key -> value
+}
+
+// caseSettings finds the parameters whose values differ between the cases
+// of sc that run (all, or those named).
+func caseSettings(sc *scenarios.Scenario, names []string) *settings {
+	var cases []*scenarios.Case
+	for _, c := range sc.Cases {
+		if len(names) == 0 || contains(names, c.Name) {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) < 2 {
+		return nil
+	}
+	st := &settings{values: map[string]map[string]string{}}
+	var keys []string
+	for _, c := range cases {
+		m := map[string]string{}
+		for _, p := range c.Params() {
+			keys = appendUnique(keys, p.Key)
+			m[p.Key] = strings.Trim(p.Value, `"`)
+		}
+		st.values[c.Name] = m
+	}
+	first := st.values[cases[0].Name]
+	for _, k := range keys {
+		for _, c := range cases[1:] {
+			if st.values[c.Name][k] != first[k] {
+				st.keys = append(st.keys, k)
+				break
+			}
+		}
+	}
+	return st
+}
+
+// label is a case's distinguishing settings: "binlog_storage_engine=file
+// sync_binlog=0 innodb_flush_log_at_trx_commit=0".
+func (st *settings) label(name string) string {
+	if st == nil {
+		return ""
+	}
+	var parts []string
+	for _, k := range st.keys {
+		if v, ok := st.values[name][k]; ok {
+			parts = append(parts, lastSegment(k)+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// differ lists the settings in which the named cases differ from each
+// other, as "key (a vs b)".
+func (st *settings) differ(names []string) []string {
+	if st == nil {
+		return nil
+	}
+	var out []string
+	for _, k := range st.keys {
+		var vals []string
+		for _, n := range names {
+			vals = appendUnique(vals, st.values[n][k])
+		}
+		if len(vals) > 1 {
+			out = append(out, fmt.Sprintf("%s (%s)", lastSegment(k), strings.Join(vals, " vs ")))
+		}
+	}
+	return out
+}
+
+func appendUnique(list []string, s string) []string {
+	if contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// identicalGroups returns the sets of cases (two or more) whose metrics are
+// identical, in document order.
+func identicalGroups(doc *result.Document) [][]string {
+	used := make([]bool, len(doc.Cases))
+	var out [][]string
+	for i := range doc.Cases {
+		if used[i] {
+			continue
+		}
+		g := []string{doc.Cases[i].Name}
+		for j := i + 1; j < len(doc.Cases); j++ {
+			if !used[j] && reflect.DeepEqual(doc.Cases[i].Metrics, doc.Cases[j].Metrics) && reflect.DeepEqual(doc.Cases[i].Point, doc.Cases[j].Point) {
+				used[j] = true
+				g = append(g, doc.Cases[j].Name)
+			}
+		}
+		if len(g) > 1 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// allZero reports whether every case has 0 at path (a read column of a
+// write-only job): a default column that says nothing.
+func allZero(doc *result.Document, path string) bool {
+	for _, c := range doc.Cases {
+		v, ok := c.Metrics.Lookup(path)
+		if !ok {
+			continue
+		}
+		if f, ok := result.Float(v); ok && f != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// wrap breaks s into lines of at most width runes at spaces, continuation
+// lines indented by indent spaces (width 0: one line).
+func wrap(s string, width, indent int) []string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return []string{s}
+	}
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+			if len(lines) > 0 {
+				line = strings.Repeat(" ", indent) + w
+			}
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
+			lines = append(lines, line)
+			line = strings.Repeat(" ", indent) + w
+		default:
+			line += " " + w
+		}
+	}
+	return append(lines, line)
+}
+
+// sameAsChosen reports whether path holds, in every case, the value of a
+// column already chosen (applier.tps beside tps): a column that repeats
+// another says nothing.
+func sameAsChosen(doc *result.Document, path string, chosen []string) bool {
+	for _, c := range chosen {
+		same := true
+		for _, cs := range doc.Cases {
+			a, _ := cs.Metrics.Lookup(path)
+			b, _ := cs.Metrics.Lookup(c)
+			fa, okA := result.Float(a)
+			fb, okB := result.Float(b)
+			if okA != okB || fa != fb {
+				same = false
+				break
+			}
+		}
+		if same {
+			return true
+		}
+	}
+	return false
+}
