@@ -6,8 +6,6 @@ import (
 	"simrun/model/disk"
 )
 
-func diskSource(i int) disk.Source { return disk.Source(i) }
-
 // Result is the load's report. Its json tags are the public contract
 // (docs/results.md, docs/model-bulkload.md).
 type Result struct {
@@ -219,15 +217,13 @@ func (l *Loader) Result() Result {
 		AgeAvgMB: es.CheckpointAge.Mean / 1e6, Checkpoints: es.Checkpoints, Stalls: s.stalls, Syncs: es.RedoSyncs}
 	io := l.vol.Iostat()
 	r.IO = IOStats{ReadsPerS: io.ReadsPerS, WritesPerS: io.WritesPerS, UtilPct: io.UtilPct, ReadMBBySource: map[string]float64{}, WriteMBBySource: map[string]float64{}}
-	for i := 0; i < disk.MaxSources; i++ {
-		rd, wr := l.vol.SourceBytes(diskSource(i))
-		name := l.vol.SourceName(diskSource(i))
-		if rd > 0 {
-			r.IO.ReadMBBySource[name] = float64(rd) / 1e6
-		}
-		if wr > 0 {
-			r.IO.WriteMBBySource[name] = float64(wr) / 1e6
-		}
+	src := l.src
+	for _, sr := range []disk.Source{disk.SourceJournal, src.Engine.Redo, src.Engine.PageFlush, src.Engine.Doublewrite,
+		src.Engine.PageRead, src.Commit.BinlogFile, src.Commit.BinlogPages, src.Autoextend, src.CSV} {
+		rd, wr := l.vol.SourceBytes(sr)
+		name := l.vol.SourceName(sr)
+		r.IO.ReadMBBySource[name] = float64(rd) / 1e6
+		r.IO.WriteMBBySource[name] = float64(wr) / 1e6
 	}
 	sec := func(k int) float64 { return time.Duration(s.wait[k]).Seconds() }
 	r.Time = TimeBreakdown{CPU: sec(waitCPU), PageRead: sec(waitRead), CheckpointStall: sec(waitStall), Autoextend: sec(waitExtend),
