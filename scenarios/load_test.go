@@ -275,11 +275,16 @@ func TestParseSet(t *testing.T) {
 		want Axis
 		err  string
 	}{
-		{"workload.demo.servers=2,4,8", Axis{"workload.demo.servers", []any{int64(2), int64(4), int64(8)}}, ""},
+		{"workload.demo.servers=2,4,8", Axis{Key: "workload.demo.servers", Values: []any{int64(2), int64(4), int64(8)}}, ""},
 		{"workload.demo.service=1ms,{ dist = \"exponential\", mean = \"1ms\" }",
-			Axis{"workload.demo.service", []any{"1ms", map[string]any{"dist": "exponential", "mean": "1ms"}}}, ""},
-		{"x=1.5,true,\"a,b\",120MB/s", Axis{"x", []any{1.5, true, "a,b", "120MB/s"}}, ""},
-		{"x=[1,2],3", Axis{"x", []any{[]any{int64(1), int64(2)}, int64(3)}}, ""},
+			Axis{Key: "workload.demo.service", Values: []any{"1ms", map[string]any{"dist": "exponential", "mean": "1ms"}}}, ""},
+		{"x=1.5,true,\"a,b\",120MB/s", Axis{Key: "x", Values: []any{1.5, true, "a,b", "120MB/s"}}, ""},
+		{"x=[1,2],3", Axis{Key: "x", Values: []any{[]any{int64(1), int64(2)}, int64(3)}}, ""},
+		{"volume.bandwidth_max=40MB/s..400MB/s:10", Axis{Key: "volume.bandwidth_max", Range: &Range{Lo: "40MB/s", Hi: "400MB/s", Points: 10}}, ""},
+		{"applier.workers=1..64*2", Axis{Key: "applier.workers", Range: &Range{Lo: "1", Hi: "64", Factor: 2}}, ""},
+		{"a=1..", Axis{}, "want LO..HI"},
+		{"a=1..5:1", Axis{}, "integer >= 2"},
+		{"a=1..5*1", Axis{}, "factor, a number > 1"},
 		{"novalue", Axis{}, "want key=value"},
 		{"a..b=1", Axis{}, "bad key path"},
 		{"a=1,,2", Axis{}, "empty value"},

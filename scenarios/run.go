@@ -18,10 +18,12 @@ import (
 	"simrun/internal/result"
 )
 
-// Axis is one swept key and its values, from --set key=v1,v2,...
+// Axis is one swept key and its values, from --set key=v1,v2,... or a
+// range, --set key=LO..HI:N or LO..HI*F.
 type Axis struct {
 	Key    string
-	Values []any // TOML values: int64, float64, bool or string
+	Values []any  // TOML values: int64, float64, bool or string
+	Range  *Range // instead of Values: expanded by Plan with the key's unit
 }
 
 // ParseSet parses "key=v1,v2,..." into an axis. Values are split at commas
@@ -38,6 +40,12 @@ func ParseSet(arg string) (Axis, error) {
 		if seg == "" {
 			return Axis{}, fmt.Errorf("--set %q: bad key path %q", arg, key)
 		}
+	}
+	if r, isRange, err := ParseRange(vals); isRange {
+		if err != nil {
+			return Axis{}, fmt.Errorf("--set %s: %v", key, err)
+		}
+		return Axis{Key: key, Range: &r}, nil
 	}
 	parts := splitValues(vals)
 	if len(parts) == 0 {
@@ -124,6 +132,9 @@ type Options struct {
 	// Tick, if set, is called from the running workers, concurrently, with
 	// a run's label, the virtual time it reached and where it ends.
 	Tick func(run string, now, end time.Duration)
+	// Analyse adds to each row its steady-state check, bottleneck and
+	// analytical twin (result.Case's optional fields).
+	Analyse bool
 }
 
 // ErrInterrupted is returned with a partial document when the context is
@@ -135,6 +146,9 @@ type Row struct {
 	Index int // in the whole grid
 	Case  *Case
 	Point []Set
+	// Report holds the point's values as the result reports them (numbers
+	// in the key's base unit for numeric keys), parallel to Point.
+	Report []any
 }
 
 // Plan selects the cases, expands the sweep grid and validates every row.
@@ -152,12 +166,16 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 		}
 		seen[a.Key] = true
 	}
-	points := grid(opt.Sweep)
+	axes, err := ResolveAxes(sc, opt.Sweep)
+	if err != nil {
+		return nil, err
+	}
+	points, reports := grid(axes)
 	var rows []Row
 	var e errs
 	src := Source{Kind: "flag", Name: "--set"}
 	for _, c := range cases {
-		for _, pt := range points {
+		for pi, pt := range points {
 			rc := c
 			if len(pt) > 0 {
 				d, err := c.With(pt, src)
@@ -172,7 +190,7 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 				}
 				rc = d
 			}
-			rows = append(rows, Row{Index: len(rows), Case: rc, Point: pt})
+			rows = append(rows, Row{Index: len(rows), Case: rc, Point: pt, Report: reports[pi]})
 		}
 	}
 	if err := e.err(); err != nil {
@@ -211,21 +229,22 @@ func selectCases(sc *Scenario, names []string) ([]*Case, error) {
 	return out, nil
 }
 
-// grid returns the cartesian product of the axes, last axis fastest; one
-// empty point when there are no axes.
-func grid(axes []Axis) [][]Set {
-	points := [][]Set{nil}
+// grid returns the cartesian product of the axes, last axis fastest, with
+// the values the result reports; one empty point when there are no axes.
+func grid(axes []ResolvedAxis) ([][]Set, [][]any) {
+	points, reports := [][]Set{nil}, [][]any{nil}
 	for _, a := range axes {
 		var next [][]Set
-		for _, p := range points {
-			for _, v := range a.Values {
-				q := append(append([]Set(nil), p...), Set{Key: a.Key, Value: v})
-				next = append(next, q)
+		var nextR [][]any
+		for i, p := range points {
+			for j, v := range a.Values {
+				next = append(next, append(append([]Set(nil), p...), Set{Key: a.Key, Value: v}))
+				nextR = append(nextR, append(append([]any(nil), reports[i]...), a.Report[j]))
 			}
 		}
-		points = next
+		points, reports = next, nextR
 	}
-	return points
+	return points, reports
 }
 
 // ReplicationSeed returns the seed of replication r of a run with the given
@@ -345,8 +364,9 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 	doc.Duration = base.Duration.Seconds()
 	doc.Warmup = base.Warmup.Seconds()
 	doc.Replications = reps
-	for _, a := range opt.Sweep {
-		doc.Sweep = append(doc.Sweep, result.Axis{Key: a.Key, Values: a.Values})
+	axes, _ := ResolveAxes(sc, opt.Sweep) // checked by Plan
+	for _, a := range axes {
+		doc.Sweep = append(doc.Sweep, result.Axis{Key: a.Key, Values: a.Report, Unit: a.Unit})
 	}
 	var completed []int
 	for i, row := range rows {
@@ -354,7 +374,11 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 			doc.Partial = true
 			continue
 		}
-		doc.Cases = append(doc.Cases, rowCase(row, base, result.Aggregate(metrics[i])))
+		rc := rowCase(row, base, result.Aggregate(metrics[i]))
+		if opt.Analyse {
+			Analyse(row.Case, &rc)
+		}
+		doc.Cases = append(doc.Cases, rc)
 		completed = append(completed, row.Index)
 	}
 	if opt.Shard.Count > 0 {
@@ -393,8 +417,11 @@ func rowCase(row Row, base Settings, m result.Metrics) result.Case {
 	c := result.Case{Name: row.Case.Name, Metrics: m}
 	if len(row.Point) > 0 {
 		c.Point = map[string]any{}
-		for _, s := range row.Point {
+		for i, s := range row.Point {
 			c.Point[s.Key] = s.Value
+			if i < len(row.Report) {
+				c.Point[s.Key] = row.Report[i]
+			}
 		}
 	}
 	s := row.Case.Settings

@@ -93,9 +93,6 @@ func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
 		if len(e.slab) > maxSlot {
 			panic("sim: more than 2^24 events pending at once")
 		}
-		if len(e.slab) > maxSlot {
-			panic("sim: more than 2^24 events pending at once")
-		}
 		slot = int32(len(e.slab))
 		e.slab = append(e.slab, record{})
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"simrun/model/fio"
+	"simrun/model/realdb"
 )
 
 // calibrateCmd turns a real fio --output-format=json result into a volume
@@ -16,6 +17,7 @@ func (e env) calibrateCmd(args []string) error {
 	fs := e.newFlags("calibrate")
 	out := fs.String("o", "", "write the volume preset to FILE (atomically); default stdout")
 	name := fs.String("name", "", "preset name (default: the output file's base name, or \"calibrated\")")
+	harness := fs.String("harness", "", "also calibrate from this scripts/realdb harness JSON: -o is then a directory for machine, volume, engine and workload presets")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
@@ -23,12 +25,15 @@ func (e env) calibrateCmd(args []string) error {
 	if len(pos) != 1 {
 		return usagef("calibrate takes one fio JSON file, got %d (see simrun help calibrate)", len(pos))
 	}
-	if err := checkOutput(*out); err != nil {
-		return err
-	}
 	data, err := os.ReadFile(pos[0])
 	if err != nil {
 		return usagef("calibrate: %v", err)
+	}
+	if *harness != "" {
+		return e.calibrateRealDB(data, *harness, *out, *name)
+	}
+	if err := checkOutput(*out); err != nil {
+		return err
 	}
 	preset := *name
 	if preset == "" {
@@ -45,4 +50,32 @@ func (e env) calibrateCmd(args []string) error {
 		_, err := w.Write(toml)
 		return err
 	})
+}
+
+// calibrateRealDB writes the presets calibrated from a scripts/realdb
+// harness JSON and fio JSON into the directory dir.
+func (e env) calibrateRealDB(fioJSON []byte, harness, dir, name string) error {
+	hb, err := os.ReadFile(harness)
+	if err != nil {
+		return usagef("calibrate: %v", err)
+	}
+	if dir == "" || dir == "-" {
+		return usagef("calibrate --harness: -o must name a directory for the presets")
+	}
+	if name == "" {
+		name = filepath.Base(dir)
+	}
+	files, err := realdb.PresetFiles(hb, fioJSON, name)
+	if err != nil {
+		return usagef("calibrate: %s: %v", harness, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range realdb.PresetNames {
+		if err := e.output(filepath.Join(dir, f), func(w io.Writer, _ bool) error { _, err := w.Write(files[f]); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -146,7 +146,7 @@ milliseconds): every event in it is kept.
 Example:
   simrun trace binlog/innodb-vs-file-120mbs --case Case8 --window 10s:10.05s -o case8.json
 `,
-	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME]
+	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME] [--harness H.json]
 
 Reads the output of a real fio run (fio 3.x, --output-format=json) and writes
 a volume preset: the IOPS and bandwidth caps from the measured maxima, and
@@ -161,5 +161,12 @@ Example:
       --iodepth=16 --ioengine=libaio --direct=1 --runtime=60 --time_based \
       --output-format=json > fio.json
   simrun calibrate fio.json -o my-volume.toml
+
+With --harness H.json (the JSON of scripts/realdb/harness.py, a real MariaDB
+measured under sysbench), -o names a directory that receives machine.toml,
+volume.toml, engine.toml and workload.toml presets: CPU per statement and
+per query, redo bytes per transaction and the server's settings from the
+1-thread run with no sync, the volume from fio. See docs/realdb.md.
+  simrun calibrate fio.json --harness matrix.json -o calibrated
 `,
 }

@@ -76,6 +76,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = e.runCmd(rest, false)
 	case "sweep":
 		err = e.runCmd(rest, true)
+	case "plan":
+		err = e.planCmd(rest)
 	case "merge":
 		err = e.mergeCmd(rest)
 	case "explain":
@@ -244,7 +246,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if f.workers < 0 {
 		return usagef("--workers must be >= 0 (0 uses all cores), got %d", f.workers)
 	}
-	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers}
+	opt := scenarios.Options{Cases: f.cases, Replications: f.replications, Workers: f.workers, Analyse: true}
 	if f.shard != "" {
 		if opt.Shard, err = scenarios.ParseShard(f.shard); err != nil {
 			return usageError{err.Error()}
@@ -316,6 +318,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if err := e.write(doc, format, f.out, topt); err != nil {
 		return err
 	}
+	writeNotes(e.stderr, doc)
 	if errors.Is(runErr, scenarios.ErrInterrupted) {
 		return fmt.Errorf("interrupted: wrote %d completed rows, marked partial", len(doc.Cases))
 	}

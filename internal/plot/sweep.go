@@ -67,6 +67,38 @@ func Knee(tps, lat []float64) int {
 	return at
 }
 
+// Enough returns the index of the smallest x whose throughput is within 1 %
+// of the curve's best: on a capacity axis (more bandwidth, more workers,
+// where latency falls as x grows) power keeps rising with x, so Kleinrock's
+// knee would mark the largest value swept; the question there is how much
+// is enough. It returns -1 when no throughput is positive.
+func Enough(tps []float64) int {
+	best := 0.0
+	for _, t := range tps {
+		if t > best {
+			best = t
+		}
+	}
+	if !(best > 0) {
+		return -1
+	}
+	for i, t := range tps {
+		if t >= 0.99*best {
+			return i
+		}
+	}
+	return -1
+}
+
+// capacityAxis reports whether latency falls along the axis (its last
+// point below its first): x is a resource, not an offered load.
+func capacityAxis(lat []float64) bool {
+	return len(lat) >= 2 && lat[len(lat)-1] < lat[0]
+}
+
+// axisLabel formats a numeric swept value in the axis's unit.
+func axisLabel(x float64, unit string) string { return result.FormatUnit(x, unit) }
+
 func drawSweep(d *result.Document, cases []result.Case, opt Options) ([]*gplot.Plot, error) {
 	if len(d.Sweep) == 0 {
 		return nil, fmt.Errorf("plot: sweep: the result has no swept parameter (run a sweep, or use --kind bar)")
@@ -127,10 +159,14 @@ func drawSweep(d *result.Document, cases []result.Case, opt Options) ([]*gplot.P
 		return nil, noMetric(Sweep, KneeLatency)
 	}
 	xlabel := axis.Key
+	if axis.Unit != "" && numeric {
+		xlabel += " (" + axis.Unit + ")"
+	}
 	top := newPlot(fmt.Sprintf("%s: %s and p99 latency vs %s", d.Scenario, title(metric), lastSeg(axis.Key)), "", Label(metric))
 	bot := newPlot("", xlabel, "p99 latency (ms)")
 	var kt, kl plotter.XYs
 	var klabels []string
+	capacity := false
 	for i, l := range lines {
 		sort.Stable(byX{l})
 		tx, lx := make(plotter.XYs, len(l.xs)), make(plotter.XYs, len(l.xs))
@@ -151,15 +187,20 @@ func drawSweep(d *result.Document, cases []result.Case, opt Options) ([]*gplot.P
 		if len(lines) > 1 {
 			top.Legend.Add(l.label, ln, sc)
 		}
-		if k := Knee(l.tps, l.lat); k >= 0 {
+		k, what := Knee(l.tps, l.lat), "knee "
+		if numeric && capacityAxis(l.lat) {
+			k, what = Enough(l.tps), "enough: "
+			capacity = true
+		}
+		if k >= 0 {
 			kt = append(kt, tx[k])
 			kl = append(kl, lx[k])
 			v := result.FormatValue(axis.Values[min(int(l.xs[k]), len(axis.Values)-1)])
 			if numeric {
-				v = result.FormatValue(l.xs[k])
+				v = axisLabel(l.xs[k], axis.Unit)
 			}
 			// Lines whose knees fall on the same x share one label.
-			label := "knee " + v
+			label := what + v
 			for j := range len(kt) - 1 {
 				if kt[j].X == l.xs[k] {
 					label = ""
@@ -182,7 +223,11 @@ func drawSweep(d *result.Document, cases []result.Case, opt Options) ([]*gplot.P
 			s.Color = color.Black
 			pl.p.Add(s)
 			if pl.p == top {
-				top.Legend.Add("knee: max TPS / p99", s)
+				legend := "knee: max TPS / p99"
+				if capacity {
+					legend = "enough: 99 % of the best TPS"
+				}
+				top.Legend.Add(legend, s)
 				lb, err := plotter.NewLabels(plotter.XYLabels{XYs: pl.xys, Labels: klabels})
 				if err != nil {
 					return nil, fmt.Errorf("plot: %w", err)
@@ -213,13 +258,26 @@ func drawSweep(d *result.Document, cases []result.Case, opt Options) ([]*gplot.P
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, v := range axis.Values {
 			f, _ := result.Float(v)
-			ticks = append(ticks, gplot.Tick{Value: f, Label: result.FormatValue(v)})
+			ticks = append(ticks, gplot.Tick{Value: f, Label: axisLabel(f, axis.Unit)})
 			lo, hi = math.Min(lo, f), math.Max(hi, f)
 		}
 		top.X.Tick.Marker, bot.X.Tick.Marker = ticks, ticks
 		if lo > 0 && hi/lo >= 16 {
 			top.X.Scale, bot.X.Scale = gplot.LogScale{}, gplot.LogScale{}
 		}
+	}
+	if numeric && axis.Unit != "" && len(axis.Values) > 12 {
+		unit := axis.Unit
+		ticker := gplot.TickerFunc(func(lo, hi float64) []gplot.Tick {
+			ts := gplot.DefaultTicks{}.Ticks(lo, hi)
+			for i := range ts {
+				if ts[i].Label != "" {
+					ts[i].Label = axisLabel(ts[i].Value, unit)
+				}
+			}
+			return ts
+		})
+		top.X.Tick.Marker, bot.X.Tick.Marker = ticker, ticker
 	}
 	pad := func(p *gplot.Plot) {
 		span := p.X.Max - p.X.Min

@@ -41,6 +41,8 @@ type Document struct {
 type Axis struct {
 	Key    string `json:"key"`
 	Values []any  `json:"values"`
+	// Unit of numeric values: "bytes/s", "bytes", "s", or empty.
+	Unit string `json:"unit,omitempty"`
 }
 
 // Shard says which rows of the whole grid a partial result holds.
@@ -62,6 +64,10 @@ type Case struct {
 	Duration *float64 `json:"duration_s,omitempty"`
 	Warmup   *float64 `json:"warmup_s,omitempty"`
 	Metrics  Metrics  `json:"metrics"`
+	// Optional analysis of the row (analysis.go).
+	Steady     *Steady     `json:"steady_state,omitempty"`
+	Bottleneck *Bottleneck `json:"bottleneck,omitempty"`
+	Twin       *Twin       `json:"twin,omitempty"`
 }
 
 // Metrics is a tree of named values. Leaves are float64, int64 (or other Go
@@ -113,7 +119,7 @@ func Marshal(d *Document) ([]byte, error) {
 			}
 			vals[j] = nv
 		}
-		out.Sweep[i] = Axis{Key: a.Key, Values: vals}
+		out.Sweep[i] = Axis{Key: a.Key, Values: vals, Unit: a.Unit}
 	}
 	if len(out.Sweep) == 0 {
 		out.Sweep = nil

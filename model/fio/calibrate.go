@@ -72,8 +72,8 @@ func Calibrate(fioJSON []byte) (disk.Config, error) {
 //     direction, as an empirical distribution from min (p=0) to max (p=1).
 //     At iodepth 1 that is the device's service time at the job's bs; the
 //     transfer time is part of it, so transfer_rate is set to 0.
-//   - flush_latency: the fsync latency percentiles (sync.lat_ns) of a job
-//     run with fsync=N, when there is one.
+//   - flush_latency: the sync latency percentiles (sync.lat_ns) of the
+//     first job run with fsync=N or fdatasync=N, when there is one.
 //   - everything else keeps disk.DefaultConfig's value; queue_depth is at
 //     least the largest iodepth x numjobs seen.
 func CalibrateDetail(fioJSON []byte) (Calibration, error) {
@@ -117,7 +117,7 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 				lat[k] = &pick{j, d}
 			}
 		}
-		if j.Sync.TotalIOs > 0 && len(j.Sync.Lat.Percentile) > 0 && syncJob == nil {
+		if j.syncs() > 0 && len(j.Sync.Lat.Percentile) > 0 && syncJob == nil {
 			syncJob = j
 		}
 	}
@@ -156,17 +156,42 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 			return Calibration{}, fmt.Errorf("fio: job %q sync lat_ns: %v", syncJob.Name, err)
 		}
 		cfg.FlushLatency = spec
-		note("flush_latency: fsync latency of job %q (fsync=%s, mean %.1fus)", syncJob.Name, syncJob.option(out.GlobalOptions, "fsync", "?"), syncJob.Sync.Lat.Mean/1e3)
+		note("flush_latency: %s latency of job %q (%s, %d syncs, mean %.1fus)", syncJob.syncKind(out.GlobalOptions), syncJob.Name, syncJob.syncOption(out.GlobalOptions), syncJob.syncs(), syncJob.Sync.Lat.Mean/1e3)
 		if syncJob.option(out.GlobalOptions, "direct", "0") != "1" {
-			note("flush_latency: WARNING: measured with direct=0, so fsync also wrote back page-cache data")
+			note("flush_latency: WARNING: measured with direct=0, so the sync also wrote back page-cache data")
 		}
 	} else {
-		note("flush_latency: no job ran with fsync=N; kept the default %v", cfg.FlushLatency)
+		note("flush_latency: no job ran with fsync=N or fdatasync=N; kept the default %v", cfg.FlushLatency)
 	}
 	if err := cfg.Validate(); err != nil {
 		return Calibration{}, fmt.Errorf("fio: calibrated volume is invalid: %v", err)
 	}
 	return cal, nil
+}
+
+// syncs is the number of fsync/fdatasync calls the job measured. fio 3.33
+// counts fsync=N calls in sync.total_ios but leaves it 0 for fdatasync=N
+// (only the latency block's N counts them), so N is the fallback.
+func (j *fioJob) syncs() int64 {
+	if j.Sync.TotalIOs > 0 {
+		return j.Sync.TotalIOs
+	}
+	return j.Sync.Lat.N
+}
+
+// syncKind names the sync call of a job: fdatasync when it ran with
+// fdatasync=N, else fsync.
+func (j *fioJob) syncKind(global map[string]string) string {
+	if j.option(global, "fdatasync", "0") != "0" {
+		return "fdatasync"
+	}
+	return "fsync"
+}
+
+// syncOption is the job's sync option as fio spells it, e.g. "fdatasync=1".
+func (j *fioJob) syncOption(global map[string]string) string {
+	k := j.syncKind(global)
+	return k + "=" + j.option(global, k, "?")
 }
 
 func (j *fioJob) option(global map[string]string, key, def string) string {

@@ -176,3 +176,37 @@ func TestCalibrateFromEnv(t *testing.T) {
 	}
 	t.Logf("calibrated: %v IOPS, %v, write mean %v", f.Volume.IOPSMax, f.Volume.BandwidthMax, sim.Duration(f.Volume.WriteLatency.MeanDuration()))
 }
+
+// fio 3.33 leaves sync.total_ios at 0 for an fdatasync=N job and counts the
+// calls only in sync.lat_ns.N: the flush latency must still come from it
+// (testdata/README). The fixture's first job ran fdatasync=1, the second
+// fsync=1.
+func TestCalibrateFdatasync(t *testing.T) {
+	b, err := os.ReadFile("testdata/fio-fdatasync.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cal, err := CalibrateDetail(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := cal.Config.FlushLatency.Dist()
+	if got := f.Quantile(0.5); got != 148480 {
+		t.Errorf("flush p50 = %v ns, want the fdatasync job's p50 148480 (the fsync job's is 75264)", got)
+	}
+	notes := strings.Join(cal.Notes, "\n")
+	if !strings.Contains(notes, `flush_latency: fdatasync latency of job "fds" (fdatasync=1, 11460 syncs`) {
+		t.Errorf("notes do not name the fdatasync job:\n%s", notes)
+	}
+	// Without the lat_ns fallback the job has no syncs: the fsync job's
+	// total_ios is the count fio reports for fsync=N.
+	var j fioJob
+	j.Sync.TotalIOs, j.Sync.Lat.N = 6297, 6297
+	if j.syncs() != 6297 {
+		t.Errorf("fsync job syncs = %d", j.syncs())
+	}
+	j.Sync.TotalIOs, j.Sync.Lat.N = 0, 11460
+	if j.syncs() != 11460 {
+		t.Errorf("fdatasync job syncs = %d, want lat_ns.N", j.syncs())
+	}
+}

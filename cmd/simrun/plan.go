@@ -1,0 +1,633 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"simrun/internal/plan"
+	"simrun/internal/result"
+	"simrun/scenarios"
+)
+
+func init() {
+	commandHelp["plan"] = planHelp
+}
+
+const planHelp = `simrun plan FILE --goal 'METRIC>=N' [--limit 'METRIC<=N']... --vary KEY=LO..HI[:N|*F]
+            [--vary KEY2=...] [--minimize | --maximize] [--case NAME] [--set KEY=VALUE]...
+            [--min-reps N] [--max-reps N] [--budget RUNS] [--format table|json] [-o FILE]
+            [--plot FILE.png|.svg] [--seed N] [--duration D] [--workers N]
+
+Finds the smallest (--minimize, the default) or largest (--maximize) value of a
+parameter for which every constraint holds. --goal and --limit are the same kind
+of constraint (METRIC OP NUMBER, OP one of >= <= > <, any metric path of the
+result: tps, latency_ms.p99, applier.max_lag_s); give as many as needed.
+--vary takes a range of a numeric parameter (integer, size, rate or duration):
+LO..HI:N is N evenly spaced points, LO..HI*F multiplies by F; a bare LO..HI
+steps an integer parameter by 1 (others get 50 points). A second --vary gives
+the feasible frontier: the search runs along the first for each value of the
+second.
+
+The search brackets the boundary, then bisects, checking on the way that the
+metrics are monotone in the parameter; if not, it evaluates the whole grid
+and says so. Each point runs --min-reps replications (default 2) and adds more,
+up to --max-reps (default 10), until every constraint's 95 % interval is clear
+of its threshold. Replication r uses the same seed at every point (common
+random numbers). --budget bounds the total runs: when it is spent the command
+prints the evidence so far and exits 1.
+
+Output: the answer with its metrics and intervals, the nearest failing point
+and which constraint it misses (and the resource that binds there), the
+steady-state warnings of the answer's run, and the evidence table. Exit 0 when
+an answer was found, 1 when none in the range works or the budget ran out,
+2 on bad input. docs/capacity-planning.md has worked examples.
+`
+
+// planFlags are the flags of simrun plan.
+type planFlags struct {
+	goals, limits, varies, sets, cases listFlag
+	minimize, maximize                 bool
+	minReps, maxReps, budget, workers  int
+	format, out, plotOut, seed, dur    string
+}
+
+// planAxis is one varied parameter.
+type planAxis struct {
+	knob   scenarios.Knob
+	values []float64
+}
+
+func (e env) planCmd(args []string) error {
+	fs := e.newFlags("plan")
+	var f planFlags
+	fs.Var(&f.goals, "goal", "constraint METRIC OP NUMBER, e.g. 'tps>=4000' (repeatable)")
+	fs.Var(&f.limits, "limit", "constraint METRIC OP NUMBER, e.g. 'latency_ms.p99<=10' (repeatable)")
+	fs.Var(&f.varies, "vary", "parameter range KEY=LO..HI[:N|*F] (once, or twice for a frontier)")
+	fs.Var(&f.sets, "set", "fixed override KEY=VALUE (repeatable)")
+	fs.Var(&f.cases, "case", "the case to plan for (needed when the scenario has several)")
+	fs.BoolVar(&f.minimize, "minimize", false, "find the smallest value that meets the constraints (default)")
+	fs.BoolVar(&f.maximize, "maximize", false, "find the largest value that meets the constraints")
+	fs.IntVar(&f.minReps, "min-reps", 2, "replications per point to start with")
+	fs.IntVar(&f.maxReps, "max-reps", 10, "replications per point at most")
+	fs.IntVar(&f.budget, "budget", 0, "total runs allowed (0: no limit)")
+	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default: all cores); never changes the output")
+	fs.StringVar(&f.format, "format", "table", "output format: table or json")
+	fs.StringVar(&f.out, "o", "", "write the result to FILE (atomically)")
+	fs.StringVar(&f.plotOut, "plot", "", "draw the evidence to FILE.png or FILE.svg")
+	fs.StringVar(&f.seed, "seed", "", "override the scenario's seed")
+	fs.StringVar(&f.dur, "duration", "", "override the measured duration, e.g. 30s")
+	pos, err := e.parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("plan takes one scenario file, got %d (see simrun help plan)", len(pos))
+	}
+	if f.format != "table" && f.format != "json" {
+		return usagef("--format %q: want table or json", f.format)
+	}
+	if f.minimize && f.maximize {
+		return usagef("--minimize and --maximize exclude each other")
+	}
+	if f.minReps < 1 || f.maxReps < f.minReps {
+		return usagef("--min-reps %d, --max-reps %d: want 1 <= min-reps <= max-reps", f.minReps, f.maxReps)
+	}
+	if f.budget < 0 {
+		return usagef("--budget %d: want a number of runs >= 0", f.budget)
+	}
+	var cons []plan.Constraint
+	for _, g := range f.goals {
+		c, err := plan.ParseConstraint("--goal", g)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cons = append(cons, c)
+	}
+	for _, l := range f.limits {
+		c, err := plan.ParseConstraint("--limit", l)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		cons = append(cons, c)
+	}
+	if len(cons) == 0 {
+		return usagef("plan needs at least one --goal or --limit, e.g. --goal 'tps>=4000'")
+	}
+	if len(f.varies) == 0 || len(f.varies) > 2 {
+		return usagef("plan needs one --vary KEY=LO..HI (or two for a frontier), got %d", len(f.varies))
+	}
+	if len(f.cases) > 1 {
+		return usagef("plan works on one case, got --case %s", strings.Join(f.cases, ", "))
+	}
+
+	sc, err := openScenario(pos, f.seed, f.dur)
+	if err != nil {
+		return err
+	}
+	for _, s := range f.sets {
+		a, err := scenarios.ParseSet(s)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		if a.Range != nil || len(a.Values) != 1 {
+			return usagef("--set %s: plan takes one value per --set; vary a parameter with --vary", a.Key)
+		}
+		if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
+			return err
+		}
+	}
+	if err := sc.Validate(); err != nil {
+		return err
+	}
+	name := ""
+	if len(f.cases) == 1 {
+		name = f.cases[0]
+	}
+	c, err := sc.Case(name)
+	if err != nil {
+		return err
+	}
+	var axes []planAxis
+	for _, v := range f.varies {
+		ax, err := parseVary(sc, v)
+		if err != nil {
+			return err
+		}
+		axes = append(axes, ax)
+	}
+	if len(axes) == 2 && axes[0].knob.Key == axes[1].knob.Key {
+		return usagef("--vary %s given twice", axes[0].knob.Key)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ev := &planEval{c: c, axes: axes, workers: f.workers, metrics: map[string]result.Metrics{}}
+	// A short probe run checks, before the search spends any time, that
+	// every point of the grid is valid at its ends and that each
+	// constraint names a metric the case reports.
+	if err := ev.probe(ctx, cons); err != nil {
+		return err
+	}
+	cfg := plan.Config{Constraints: cons, Maximize: f.maximize, MinReps: f.minReps, MaxReps: f.maxReps, Budget: f.budget}
+	for _, a := range axes {
+		cfg.Axes = append(cfg.Axes, a.values)
+	}
+	res, searchErr := plan.Search(ctx, cfg, ev.eval)
+	var me *plan.MetricError
+	if errors.As(searchErr, &me) {
+		return usageError{me.Error()}
+	}
+	if res == nil {
+		return searchErr
+	}
+	rep := ev.report(sc, cfg, res)
+	if err := e.output(f.out, func(w io.Writer, _ bool) error {
+		if f.format == "json" {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		return writePlanTable(w, rep)
+	}); err != nil {
+		return err
+	}
+	if f.plotOut != "" {
+		format, err := planPlotFormat(f.plotOut)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(f.plotOut, func(w io.Writer) error { return plan.Plot(w, format, planPlotInput(rep)) }); err != nil {
+			return err
+		}
+	}
+	switch {
+	case errors.Is(searchErr, plan.ErrBudget):
+		return fmt.Errorf("%v; the evidence so far is above", searchErr)
+	case searchErr != nil:
+		return searchErr
+	case len(axes) == 1 && !res.Found:
+		return errors.New("plan: no value in the range meets every constraint")
+	}
+	return nil
+}
+
+// parseVary reads --vary KEY=RANGE into the knob and its candidate values.
+func parseVary(sc *scenarios.Scenario, arg string) (planAxis, error) {
+	key, spec, ok := strings.Cut(arg, "=")
+	key = strings.TrimSpace(key)
+	if !ok || key == "" {
+		return planAxis{}, usagef("--vary %q: want KEY=LO..HI[:N|*F], e.g. volume.bandwidth_max=20MB/s..400MB/s:39", arg)
+	}
+	k, err := sc.Knob(key)
+	if err != nil {
+		return planAxis{}, usagef("--vary %s: %v", key, err)
+	}
+	r, isRange, err := scenarios.ParseRange(spec)
+	if err != nil {
+		return planAxis{}, usagef("--vary %s: %v", key, err)
+	}
+	if !isRange {
+		return planAxis{}, usagef("--vary %s=%s: want a range LO..HI[:N|*F] (allowed: %s values, e.g. %s..%s:10)", key, spec, kindOf(k), "LO", "HI")
+	}
+	if r.Points == 0 && r.Factor == 0 && !k.Integer {
+		r.Points = 50
+	}
+	xs, err := k.Expand(r, 100000)
+	if err != nil {
+		return planAxis{}, usagef("--vary %s: %v", key, err)
+	}
+	return planAxis{knob: k, values: xs}, nil
+}
+
+func kindOf(k scenarios.Knob) string {
+	if k.Unit != "" {
+		return k.Unit
+	}
+	if k.Integer {
+		return "integer"
+	}
+	return "number"
+}
+
+// planEval runs the points of a plan.
+type planEval struct {
+	c       *scenarios.Case
+	axes    []planAxis
+	workers int
+	mu      sync.Mutex
+	metrics map[string]result.Metrics // first replication's metrics per point, for the report
+}
+
+func (ev *planEval) caseAt(x []float64) (*scenarios.Case, error) {
+	var sets []scenarios.Set
+	for i, a := range ev.axes {
+		sets = append(sets, scenarios.Set{Key: a.knob.Key, Value: a.knob.Value(x[i])})
+	}
+	return ev.c.With(sets, scenarios.Source{Kind: "flag", Name: "--vary"})
+}
+
+func (ev *planEval) eval(ctx context.Context, x []float64, reps []int) ([]plan.Sample, error) {
+	c, err := ev.caseAt(x)
+	if err != nil {
+		return nil, err
+	}
+	ms, err := scenarios.RunReplications(ctx, c, reps, ev.workers)
+	if err != nil {
+		return nil, err
+	}
+	ev.mu.Lock()
+	key := fmt.Sprint(x)
+	if _, ok := ev.metrics[key]; !ok && len(ms) > 0 {
+		ev.metrics[key] = ms[0]
+	}
+	ev.mu.Unlock()
+	out := make([]plan.Sample, len(ms))
+	for i, m := range ms {
+		out[i] = func(path string) (float64, bool) {
+			v, ok := m.Lookup(path)
+			if !ok {
+				return 0, false
+			}
+			return result.Float(v)
+		}
+	}
+	return out, nil
+}
+
+// probe validates the corners of the grid and runs the first corner for a
+// tenth of a second to check the constraint metrics exist.
+func (ev *planEval) probe(ctx context.Context, cons []plan.Constraint) error {
+	corners := [][]float64{{}}
+	for _, a := range ev.axes {
+		var next [][]float64
+		for _, p := range corners {
+			next = append(next, append(append([]float64(nil), p...), a.values[0]), append(append([]float64(nil), p...), a.values[len(a.values)-1]))
+		}
+		corners = next
+	}
+	var first *scenarios.Case
+	for _, x := range corners {
+		c, err := ev.caseAt(x)
+		if err != nil {
+			return err
+		}
+		if first == nil {
+			first = c
+		}
+	}
+	short, err := first.With([]scenarios.Set{{Key: "duration", Value: "100ms"}, {Key: "warmup", Value: "0s"}}, scenarios.Source{Kind: "flag", Name: "plan probe"})
+	if err != nil {
+		return err
+	}
+	ms, err := scenarios.RunReplications(ctx, short, []int{0}, 1)
+	if err != nil {
+		return err
+	}
+	var paths []string
+	for _, l := range result.Flatten(ms[0]) {
+		if _, ok := result.Float(l.Value); ok {
+			paths = append(paths, l.Path)
+		}
+	}
+	for _, c := range cons {
+		v, ok := ms[0].Lookup(c.Metric)
+		if _, num := result.Float(v); !ok || !num {
+			return usagef("%s %s: case %s reports no numeric metric %q (allowed: %s)", c.Flag, c, ev.c.Name, c.Metric, suggestMetrics(c.Metric, paths))
+		}
+	}
+	return nil
+}
+
+// suggestMetrics lists the metric paths sharing the wanted one's first
+// segment, or all top-level ones.
+func suggestMetrics(want string, paths []string) string {
+	head, _, _ := strings.Cut(want, ".")
+	var near []string
+	for _, p := range paths {
+		if strings.HasPrefix(p, head) {
+			near = append(near, p)
+		}
+	}
+	if len(near) == 0 || len(near) > 30 {
+		near = near[:0]
+		seen := map[string]bool{}
+		for _, p := range paths {
+			if !strings.Contains(p, ".") && !seen[p] {
+				seen[p] = true
+				near = append(near, p)
+			}
+		}
+	}
+	sort.Strings(near)
+	return strings.Join(near, ", ") + "; simrun run --format csv lists every metric"
+}
+
+// PlanReport is the JSON form of simrun plan (schema simrun.plan/v1).
+type PlanReport struct {
+	Schema      string             `json:"schema"`
+	Scenario    string             `json:"scenario"`
+	Case        string             `json:"case"`
+	Objective   string             `json:"objective"` // minimize | maximize
+	Vary        []PlanVary         `json:"vary"`
+	Constraints []string           `json:"constraints"`
+	Result      *plan.Result       `json:"result"`
+	Answer      string             `json:"answer,omitempty"` // the value with its unit
+	FailBound   *result.Bottleneck `json:"nearest_fail_bottleneck,omitempty"`
+	Steady      *result.Steady     `json:"answer_steady_state,omitempty"`
+	Frontier    []PlanFront        `json:"frontier,omitempty"`
+	knobs       []scenarios.Knob
+	cons        []plan.Constraint
+}
+
+// PlanVary is one varied parameter.
+type PlanVary struct {
+	Key    string  `json:"key"`
+	Unit   string  `json:"unit,omitempty"`
+	Lo     float64 `json:"lo"`
+	Hi     float64 `json:"hi"`
+	Points int     `json:"points"`
+}
+
+// PlanFront is a frontier point with its values formatted.
+type PlanFront struct {
+	Y string `json:"y"` // the second parameter's value
+	X string `json:"x"` // the best value of the first there, or "none in range"
+}
+
+func (ev *planEval) report(sc *scenarios.Scenario, cfg plan.Config, res *plan.Result) *PlanReport {
+	rep := &PlanReport{Schema: "simrun.plan/v1", Scenario: sc.Name, Case: ev.c.Name, Objective: "minimize", Result: res, cons: cfg.Constraints}
+	if cfg.Maximize {
+		rep.Objective = "maximize"
+	}
+	for _, a := range ev.axes {
+		rep.Vary = append(rep.Vary, PlanVary{Key: a.knob.Key, Unit: a.knob.Unit, Lo: a.values[0], Hi: a.values[len(a.values)-1], Points: len(a.values)})
+		rep.knobs = append(rep.knobs, a.knob)
+	}
+	for _, c := range cfg.Constraints {
+		rep.Constraints = append(rep.Constraints, c.String())
+	}
+	if res.Found && res.Answer != nil && len(ev.axes) == 1 {
+		rep.Answer = ev.axes[0].knob.Format(res.Answer.X[0])
+		if m, ok := ev.metrics[fmt.Sprint(res.Answer.X)]; ok {
+			if c, err := ev.caseAt(res.Answer.X); err == nil {
+				rep.Steady = scenarios.Steady(c, m)
+			}
+		}
+	}
+	if res.NearestFail != nil {
+		if m, ok := ev.metrics[fmt.Sprint(res.NearestFail.X)]; ok {
+			if c, err := ev.caseAt(res.NearestFail.X); err == nil {
+				rep.FailBound = scenarios.Bottleneck(c, m)
+			}
+		}
+	}
+	for _, fr := range res.Frontier {
+		p := PlanFront{Y: ev.axes[1].knob.Format(fr.Y), X: "none in range"}
+		if fr.Found {
+			p.X = ev.axes[0].knob.Format(fr.X)
+		}
+		rep.Frontier = append(rep.Frontier, p)
+	}
+	return rep
+}
+
+func (r *PlanReport) format(i int, x float64) string { return r.knobs[i].Format(x) }
+
+func (r *PlanReport) point(p *plan.Point) string {
+	var xs []string
+	for i, x := range p.X {
+		xs = append(xs, r.knobs[i].Key+" = "+r.format(i, x))
+	}
+	return strings.Join(xs, ", ")
+}
+
+func (r *PlanReport) stats(p *plan.Point) string {
+	var parts []string
+	for k, c := range r.cons {
+		s := p.Stats[k]
+		mark := "ok"
+		if !c.Holds(s.Mean) {
+			mark = "MISSES " + c.String()
+		}
+		parts = append(parts, fmt.Sprintf("%s = %s ± %s (%s)", c.Metric, num(s.Mean), num(s.CI95), mark))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// num prints a figure with four significant digits (whole numbers from
+// 1000 up), as the evidence table needs no more.
+func num(x float64) string {
+	if math.Abs(x) >= 1000 {
+		return strconv.FormatFloat(x, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(x, 'g', 4, 64)
+}
+
+func writePlanTable(w io.Writer, r *PlanReport) error {
+	res := r.Result
+	var keys []string
+	for _, v := range r.Vary {
+		keys = append(keys, v.Key)
+	}
+	fmt.Fprintf(w, "plan %s, case %s: %s %s subject to %s\n", r.Scenario, r.Case, r.Objective, strings.Join(keys, " along "), strings.Join(r.Constraints, ", "))
+	if len(r.Frontier) > 0 {
+		fmt.Fprintf(w, "\nfeasible frontier (%s %s for each %s):\n", r.Objective[:3]+"imal", r.Vary[0].Key, r.Vary[1].Key)
+		for _, f := range r.Frontier {
+			fmt.Fprintf(w, "  %-24s %s\n", r.Vary[1].Key+" = "+f.Y, f.X)
+		}
+	} else if res.Found {
+		fmt.Fprintf(w, "\nanswer: %s = %s\n  %s  [%d replications%s]\n", r.Vary[0].Key, r.Answer, r.stats(res.Answer), res.Answer.Reps, undecided(res.Answer))
+	} else if len(res.Between) == 2 {
+		fmt.Fprintf(w, "\nno answer yet: the boundary lies between %s and %s\n", r.format(0, res.Between[0]), r.format(0, res.Between[1]))
+	} else {
+		fmt.Fprintf(w, "\nno value of %s in %s..%s meets every constraint\n", r.Vary[0].Key, r.format(0, r.Vary[0].Lo), r.format(0, r.Vary[0].Hi))
+	}
+	if p := res.NearestFail; p != nil && len(r.Frontier) == 0 {
+		fmt.Fprintf(w, "nearest failing point: %s\n  %s\n", r.point(p), r.stats(p))
+		if b := r.FailBound; b != nil {
+			fmt.Fprintf(w, "  there the %s binds: %s %% (%s)\n", b.Resource, num(b.UtilPct), b.Evidence)
+		}
+	}
+	how := "bracket, then bisection"
+	if res.Fallback != "" {
+		how = "the whole grid, because " + res.Fallback
+	}
+	fmt.Fprintf(w, "search: %s; %d points, %d runs; replication r has the same seed at every point\n", how, len(res.Evidence), res.Runs)
+	if s := r.Steady; s != nil {
+		for _, warn := range s.Warnings {
+			fmt.Fprintf(w, "warning: the answer's run is too short for steady state: %s\n", warn)
+		}
+	}
+	fmt.Fprintf(w, "\nevidence (in the order run):\n")
+	hdr := []string{"phase"}
+	hdr = append(hdr, keys...)
+	hdr = append(hdr, "reps")
+	for _, c := range r.cons {
+		hdr = append(hdr, c.Metric+" (95% CI)")
+	}
+	hdr = append(hdr, "meets")
+	rows := [][]string{hdr}
+	for _, p := range res.Evidence {
+		row := []string{p.Phase}
+		for i, x := range p.X {
+			row = append(row, r.format(i, x))
+		}
+		row = append(row, fmt.Sprint(p.Reps))
+		for k := range r.cons {
+			row = append(row, num(p.Stats[k].Mean)+" ± "+num(p.Stats[k].CI95))
+		}
+		meets := "yes"
+		if !p.Feasible {
+			meets = "no: " + strings.Join(p.Failed, ", ")
+		}
+		if !p.Decided {
+			meets += " (undecided)"
+		}
+		rows = append(rows, append(row, meets))
+	}
+	widths := make([]int, len(hdr))
+	for _, row := range rows {
+		for i, c := range row {
+			widths[i] = max(widths[i], len(c))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		for i, c := range row {
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			if i == len(row)-1 {
+				b.WriteString(c)
+				continue
+			}
+			fmt.Fprintf(&b, "%-*s", widths[i], c)
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	return nil
+}
+
+func undecided(p *plan.Point) string {
+	if p.Decided {
+		return ""
+	}
+	return "; undecided: an interval still straddles its threshold"
+}
+
+func planPlotFormat(path string) (string, error) {
+	switch {
+	case strings.HasSuffix(path, ".png"):
+		return "png", nil
+	case strings.HasSuffix(path, ".svg"):
+		return "svg", nil
+	}
+	return "", usagef("--plot %q: want a .png or .svg file", path)
+}
+
+func planPlotInput(r *PlanReport) plan.PlotInput {
+	in := plan.PlotInput{Title: fmt.Sprintf("%s %s: %s %s", r.Scenario, r.Case, r.Objective, r.Vary[0].Key), Result: r.Result, Constraints: r.cons, XLabel: r.Vary[0].Key, XFormat: r.knobs[0].Format}
+	if r.Vary[0].Unit != "" {
+		in.XLabel += " (" + r.Vary[0].Unit + ")"
+	}
+	return in
+}
+
+// writeNotes prints each row's steady-state warnings and, when the twin is
+// far from the simulation, that too, on stderr; then, for up to a dozen
+// rows, the resource that binds each.
+func writeNotes(w io.Writer, doc *result.Document) {
+	var binds []string
+	for _, c := range doc.Cases {
+		if b := c.Bottleneck; b != nil {
+			binds = append(binds, fmt.Sprintf("%s %s %.0f %%", c.Name, b.Resource, b.UtilPct))
+		}
+	}
+	defer func() {
+		if len(binds) > 0 && len(binds) <= 12 {
+			fmt.Fprintf(w, "bottleneck: %s\n", strings.Join(binds, " · "))
+		}
+	}()
+	for _, c := range doc.Cases {
+		label := c.Name
+		if len(c.Point) > 0 {
+			var ks []string
+			for k, v := range c.Point {
+				ks = append(ks, k+"="+result.FormatValue(v))
+			}
+			sort.Strings(ks)
+			label += " [" + strings.Join(ks, " ") + "]"
+		}
+		if s := c.Steady; s != nil && s.TooShort {
+			if len(doc.Cases) > 3 {
+				// Many rows: one line each, the checks named.
+				var why []string
+				for _, x := range s.Warnings {
+					x, _, _ = strings.Cut(x, " (")
+					x, _, _ = strings.Cut(x, ":")
+					why = append(why, x)
+				}
+				fmt.Fprintf(w, "warning: %s: too short for steady state, run at least %gs (%s; steady_state in the JSON says more)\n", label, s.NeededS, strings.Join(why, "; "))
+				continue
+			}
+			fmt.Fprintf(w, "warning: %s: too short for steady state; run at least %gs:\n", label, s.NeededS)
+			for _, x := range s.Warnings {
+				fmt.Fprintf(w, "  - %s\n", x)
+			}
+		}
+		if t := c.Twin; t != nil && t.Flagged {
+			fmt.Fprintf(w, "note: %s: simulated %s TPS is %+.0f %% from the analytical twin's %s (%s, bound by %s)\n", label, num(t.SimTPS), t.GapPct, num(t.TPS), t.Model, t.Bound)
+		}
+	}
+}

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"simrun/internal/result"
+	"simrun/scenarios"
+)
+
+// planJSON runs simrun plan with --format json and decodes the report.
+func planJSON(t *testing.T, wantCode int, args ...string) *PlanReport {
+	t.Helper()
+	out, errOut, code := simrun(t, append([]string{"plan", "--format", "json"}, args...)...)
+	if code != wantCode {
+		t.Fatalf("exit %d, want %d: %s", code, wantCode, errOut)
+	}
+	var rep PlanReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	return &rep
+}
+
+// bruteForce runs the whole grid as a sweep with the same replications
+// (the same seeds) and returns the smallest value meeting every
+// constraint by its mean, or NaN.
+func bruteForce(t *testing.T, file, caseName string, sets []string, axis scenarios.Axis, reps int, holds func(result.Metrics) bool) float64 {
+	t.Helper()
+	sc, err := scenarios.Load(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sets {
+		k, v, _ := strings.Cut(s, "=")
+		if err := sc.Override(k, scenarios.ParseValue(v), scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	doc, err := scenarios.Run(context.Background(), sc, scenarios.Options{Cases: []string{caseName}, Sweep: []scenarios.Axis{axis}, Replications: reps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range doc.Cases {
+		if holds(c.Metrics) {
+			x, _ := result.Float(c.Point[axis.Key])
+			return x
+		}
+	}
+	return math.NaN()
+}
+
+func num2(m result.Metrics, p string) float64 {
+	v, _ := m.Lookup(p)
+	f, _ := result.Float(v)
+	return f
+}
+
+// TestPlanMatchesGrid answers the two questions of docs/capacity-planning.md
+// on short runs and checks each answer against the brute-force grid: the
+// same value within one step.
+func TestPlanMatchesGrid(t *testing.T) {
+	tests := []struct {
+		name, file, cas string
+		sets            []string
+		cons            []string
+		vary, sweep     string
+		step            float64
+		holds           func(result.Metrics) bool
+	}{
+		{
+			name: "smallest bandwidth for Case2", file: "binlog/quick", cas: "Case2",
+			sets: []string{"duration=3s"},
+			cons: []string{"--goal", "tps>=4000", "--limit", "latency_ms.p99<=10"},
+			vary: "volume.bandwidth_max=20MB/s..120MB/s:11", sweep: "volume.bandwidth_max=20MB/s..120MB/s:11", step: 10e6,
+			holds: func(m result.Metrics) bool { return num2(m, "tps") >= 4000 && num2(m, "latency_ms.p99") <= 10 },
+		},
+		{
+			name: "replica workers for CSA", file: "replication/csa-vs-mta", cas: "default-10u-online-csa",
+			sets: []string{"duration=3s", "warmup=1s"},
+			cons: []string{"--limit", "applier.max_lag_s<=0.5"},
+			vary: "applier.workers=8..120:8", sweep: "applier.workers=8..120:8", step: 16,
+			holds: func(m result.Metrics) bool { return num2(m, "applier.max_lag_s") <= 0.5 },
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{tc.file, "--case", tc.cas, "--vary", tc.vary}
+			for _, s := range tc.sets {
+				args = append(args, "--set", s)
+			}
+			rep := planJSON(t, 0, append(args, tc.cons...)...)
+			ax, err := scenarios.ParseSet(tc.sweep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := bruteForce(t, tc.file, tc.cas, tc.sets, ax, 2, tc.holds)
+			if math.IsNaN(want) || !rep.Result.Found {
+				t.Fatalf("grid answer %v, plan found %v", want, rep.Result.Found)
+			}
+			got := rep.Result.Answer.X[0]
+			t.Logf("plan %v (%d points, %d runs), grid %v", got, len(rep.Result.Evidence), rep.Result.Runs, want)
+			if math.Abs(got-want) > tc.step*1.001 {
+				t.Errorf("plan says %v, the grid %v: more than one step (%v) apart", got, want, tc.step)
+			}
+			if rep.Result.Fallback == "" && len(rep.Result.Evidence) >= rep.Vary[0].Points {
+				t.Errorf("%d points for a grid of %d", len(rep.Result.Evidence), rep.Vary[0].Points)
+			}
+		})
+	}
+}
+
+// TestPlanBadInput: bad input exits 2 with a message naming the flag and
+// what is allowed.
+func TestPlanBadInput(t *testing.T) {
+	base := []string{"plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s"}
+	tests := []struct {
+		reason string
+		args   []string
+		want   []string
+	}{
+		{"a goal on a metric that does not exist", []string{"--goal", "tpx>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal", "tpx", "allowed:", "tps"}},
+		{"an empty range", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=400MB/s..20MB/s:3"}, []string{"--vary", "is empty"}},
+		{"an unparsable constraint", []string{"--goal", "tps=>4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal", "METRIC OP NUMBER"}},
+		{"a parameter that is not numeric", []string{"--goal", "tps>=4000", "--vary", "engine.binlog_storage_engine=1..3"}, []string{"--vary", "not numeric", "integer, number, size, rate or duration"}},
+		{"a value, not a range", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=40MB/s"}, []string{"--vary", "want a range"}},
+		{"no constraint", []string{"--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal"}},
+	}
+	for _, tc := range tests {
+		_, errOut, code := simrun(t, append(base, tc.args...)...)
+		if code != exitUsage {
+			t.Errorf("%s: exit %d, want 2 (%s)", tc.reason, code, errOut)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s: message %q lacks %q", tc.reason, errOut, w)
+			}
+		}
+	}
+}
+
+// TestPlanBudget: a budget that runs out exits 1, says so, and keeps the
+// evidence in the output file.
+func TestPlanBudget(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "plan.json")
+	_, errOut, code := simrun(t, "plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s",
+		"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..400MB/s:39", "--budget", "5", "--format", "json", "-o", out)
+	if code != exitFailure || !strings.Contains(errOut, "budget") {
+		t.Fatalf("exit %d, stderr %q: want 1 and a message about the budget", code, errOut)
+	}
+	rep := readPlan(t, out)
+	if len(rep.Result.Evidence) < 2 || rep.Result.Runs > 5 || rep.Result.Found {
+		t.Errorf("evidence %d points, %d runs, found %v: want the partial evidence kept", len(rep.Result.Evidence), rep.Result.Runs, rep.Result.Found)
+	}
+}
+
+func readPlan(t *testing.T, path string) *PlanReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep PlanReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return &rep
+}
+
+// TestRunWarnsTooShort: the quick scenario's 20 s run of Case2 warns that
+// it is too short for steady state, on stderr and in the JSON.
+func TestRunWarnsTooShort(t *testing.T) {
+	out, errOut, code := simrun(t, "run", "binlog/quick", "--case", "Case2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "too short for steady state") || !strings.Contains(errOut, "first pass") {
+		t.Errorf("no too-short warning on stderr: %q", errOut)
+	}
+	doc, err := result.Decode(strings.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := doc.Cases[0].Steady; s == nil || !s.TooShort || s.NeededS <= 20 {
+		t.Errorf("steady_state %+v: want too_short with a needed duration above 20 s", s)
+	}
+	if b := doc.Cases[0].Bottleneck; b == nil || len(b.Ranked) < 3 {
+		t.Errorf("bottleneck %+v", b)
+	}
+	if tw := doc.Cases[0].Twin; tw == nil || !(tw.TPS > 0) {
+		t.Errorf("twin %+v", tw)
+	}
+}
+
+// TestPlanDeterministic: the same plan gives byte-identical JSON whatever
+// the number of parallel runs, and a two-parameter plan gives a frontier.
+func TestPlanDeterministic(t *testing.T) {
+	args := []string{"plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s", "--format", "json",
+		"--goal", "tps>=3000", "--vary", "volume.bandwidth_max=20MB/s..100MB/s:9", "--vary", "workload.sysbench.threads=8..16*2"}
+	one, e1, c1 := simrun(t, append(args, "--workers", "1")...)
+	three, e3, c3 := simrun(t, append(args, "--workers", "3")...)
+	if c1 != 0 || c3 != 0 {
+		t.Fatalf("exit %d, %d: %s %s", c1, c3, e1, e3)
+	}
+	if one != three {
+		t.Error("--workers changed the plan's output")
+	}
+	var rep PlanReport
+	if err := json.Unmarshal([]byte(one), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Frontier) != 2 || rep.Frontier[1].X != "40MB/s" {
+		t.Errorf("frontier %+v, want two points, 40MB/s at 16 threads", rep.Frontier)
+	}
+}

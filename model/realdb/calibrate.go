@@ -1,0 +1,296 @@
+package realdb
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/engine"
+	"simrun/model/fio"
+	"simrun/model/workload"
+	"simrun/sim"
+)
+
+// Calibration is what a harness run and fio give: the presets' values and
+// the measured figures they came from.
+type Calibration struct {
+	Cores  int
+	Volume disk.Config
+	Engine engine.Config
+	Client workload.Sysbench
+
+	// Base is the 1-thread no-sync run the constants come from.
+	Base Figures
+	// CPUScale multiplies every statement CPU of the defaults;
+	// RedoScale every redo byte count of the defaults.
+	CPUScale, RedoScale float64
+	// RedoSyncCPU and BinlogSyncCPU are the server CPU one redo / binlog
+	// sync adds at 1 thread (measured; the model has no key for it yet),
+	// 0 when the runs needed are not in the document.
+	RedoSyncCPU, BinlogSyncCPU time.Duration
+
+	Notes []string // one line per choice made, written into the presets
+}
+
+// Calibrate derives presets from a harness document and fio JSON output.
+// The constants come from the 1-thread run with the binlog off and
+// innodb_flush_log_at_trx_commit=0 (the commit path has no sync):
+//
+//   - machine.cores: the host's processors (nproc);
+//   - volume: fio (model/fio.CalibrateDetail);
+//   - engine settings: the server's own SHOW VARIABLES (buffer pool, redo
+//     log size and buffering, io_capacity, doublewrite, max_binlog_size);
+//   - engine.cpu statement costs: the defaults scaled by one factor so
+//     that their sum is mariadbd's measured CPU per transaction
+//     (utime+stime, background threads included);
+//   - engine.redo bytes per statement, commit and purge: the defaults
+//     scaled by one factor so that their sum is the measured LSN advance
+//     per transaction;
+//   - workload.sysbench.client_cpu: sysbench's CPU per query;
+//     round_trip: what is left of 1/TPS after the server's and client's
+//     CPU, per query.
+//
+// The CPU a sync point costs (flush=1 against flush=0 at 1 thread, per
+// redo sync; sync_binlog=1 against 0 per binlog group) is measured and
+// reported, not applied: the model has no key for it yet.
+func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
+	pts := d.Summarise()
+	base, ok := Find(pts, false, 0, 0, 1)
+	if !ok {
+		return Calibration{}, fmt.Errorf("realdb: no 1-thread run with the binlog off and innodb_flush_log_at_trx_commit=0 to calibrate from")
+	}
+	fc, err := fio.CalibrateDetail(fioJSON)
+	if err != nil {
+		return Calibration{}, err
+	}
+	vars := d.Vars["binlog_off"]
+	if vars == nil {
+		return Calibration{}, fmt.Errorf("realdb: no server_variables for binlog_off")
+	}
+	c := Calibration{Cores: d.Machine.NProc, Volume: fc.Config, Engine: engine.DefaultConfig(), Client: workload.DefaultConfig().Sysbench}
+	note := func(f string, a ...any) { c.Notes = append(c.Notes, fmt.Sprintf(f, a...)) }
+	if c.Cores < 1 {
+		return Calibration{}, fmt.Errorf("realdb: machine.nproc %d: want >= 1", c.Cores)
+	}
+	note("machine.cores = %d: nproc of the harness host (%s)", c.Cores, d.Machine.CPU)
+	c.Notes = append(c.Notes, fc.Notes...)
+	c.Volume.Name = "realdb-" + d.Device.Name
+	if !d.Device.FS.Journal {
+		note("volume: %s holds %s without a journal; the model always commits a journal on an appending fsync (journal_write_size > 0): a known gap", d.Device.Name, d.Device.FS.Type)
+	}
+
+	// Each figure is the mean of the repeats.
+	mean := func(get func(Figures) float64) float64 { return base.Range(get).Mean }
+	c.Base = Figures{
+		TPS:          mean(func(f Figures) float64 { return f.TPS }),
+		ServerCPUUs:  mean(func(f Figures) float64 { return f.ServerCPUUs }),
+		ClientCPUUs:  mean(func(f Figures) float64 { return f.ClientCPUUs }),
+		RedoBytesTx:  mean(func(f Figures) float64 { return f.RedoBytesTx }),
+		QueriesPerTx: mean(func(f Figures) float64 { return f.QueriesPerTx }),
+	}
+
+	e := &c.Engine
+	if err := c.applyVariables(vars, note); err != nil {
+		return Calibration{}, err
+	}
+	e.BufferPool.Warm = true
+	note("engine.buffer_pool.warm = true: the harness loads the dump at startup and runs a warm-up before each run")
+
+	// CPU per statement.
+	wl := c.Client
+	cp := &e.CPU
+	stmts := []*sim.Duration{&cp.Begin, &cp.UpdateIndex, &cp.UpdateNonIndex, &cp.Delete, &cp.Insert, &cp.Commit}
+	weights := []int{1, wl.IndexUpdates, wl.NonIndexUpdates, wl.DeleteInserts, wl.DeleteInserts, 1}
+	var sum float64
+	for i, s := range stmts {
+		sum += float64(weights[i]) * float64(*s)
+	}
+	c.CPUScale = c.Base.ServerCPUUs * 1e3 / sum
+	for _, s := range stmts {
+		*s = sim.Duration(math.Round(float64(*s) * c.CPUScale))
+	}
+	note("engine.cpu: begin..commit = the defaults x %.3f, so one transaction's statements cost the measured %.1fus of mariadbd CPU (1 thread, binlog off, flush=0, mean of %d runs)", c.CPUScale, c.Base.ServerCPUUs, len(base.Runs))
+
+	// Redo bytes per statement.
+	r := &e.Redo
+	red := []*sim.Bytes{&r.UpdateIndex, &r.UpdateNonIndex, &r.Delete, &r.Insert, &r.Commit, &r.Purge}
+	rw := []int{wl.IndexUpdates, wl.NonIndexUpdates, wl.DeleteInserts, wl.DeleteInserts, 1, 1}
+	sum = 0
+	for i, b := range red {
+		sum += float64(rw[i]) * float64(*b)
+	}
+	c.RedoScale = c.Base.RedoBytesTx / sum
+	for _, b := range red {
+		*b = sim.Bytes(math.Round(float64(*b) * c.RedoScale))
+	}
+	note("engine.redo: bytes_update_index..bytes_purge = the defaults x %.3f, so a transaction writes the measured %.0f B of redo (Innodb_lsn_current advance per transaction)", c.RedoScale, c.Base.RedoBytesTx)
+
+	// Client CPU and round trip.
+	q := c.Base.QueriesPerTx
+	if q <= 0 {
+		return Calibration{}, fmt.Errorf("realdb: base run has no queries")
+	}
+	c.Client.ClientCPU = sim.Duration(math.Round(c.Base.ClientCPUUs * 1e3 / q))
+	note("workload.sysbench.client_cpu = %v: sysbench's CPU (rusage) per query, %.1f queries per transaction", c.Client.ClientCPU, q)
+	rest := 1e9/c.Base.TPS - (c.Base.ServerCPUUs+c.Base.ClientCPUUs)*1e3
+	c.Client.RoundTrip = sim.Duration(math.Round(math.Max(0, rest) / q))
+	note("workload.sysbench.round_trip = %v: 1/TPS (%.1fus) less the server's and client's CPU, per query; it absorbs the host's steal time and any background CPU overlapping the transaction", c.Client.RoundTrip, 1e6/c.Base.TPS)
+	c.Client.Tables, c.Client.TableSize = d.Prepare.Tables, d.Prepare.TableSize
+	if c.Client.Tables < 1 || c.Client.TableSize < 1 {
+		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
+	}
+
+	// The CPU of a sync point, measured, not applied.
+	if p1, ok := Find(pts, false, 0, 1, 1); ok {
+		c.RedoSyncCPU = syncCPU(base, p1)
+		note("measured, no model key yet: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds %v of mariadbd CPU", sim.Duration(c.RedoSyncCPU))
+	}
+	if b0, ok := Find(pts, true, 0, 0, 1); ok {
+		if b1, ok := Find(pts, true, 1, 0, 1); ok {
+			c.BinlogSyncCPU = syncCPU(b0, b1)
+			note("measured, no model key yet: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds %v of mariadbd CPU", sim.Duration(c.BinlogSyncCPU))
+		}
+	}
+	if err := c.Engine.Validate(); err != nil {
+		return Calibration{}, fmt.Errorf("realdb: calibrated engine is invalid: %v", err)
+	}
+	if err := c.Client.Validate(); err != nil {
+		return Calibration{}, fmt.Errorf("realdb: calibrated workload is invalid: %v", err)
+	}
+	return c, nil
+}
+
+// syncCPU is the server CPU per extra sync between two runs at 1 thread;
+// the device flushes per transaction count the syncs (one flush each).
+func syncCPU(without, with Point) time.Duration {
+	cpu := func(p Point) float64 { return p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean }
+	syncs := func(f Figures) float64 { return f.FlushesPerTx }
+	n := with.Range(syncs).Mean - without.Range(syncs).Mean
+	if n <= 0.1 {
+		return 0
+	}
+	return time.Duration(math.Round((cpu(with) - cpu(without)) / n * 1e3))
+}
+
+// applyVariables copies the server's own settings into the engine.
+func (c *Calibration) applyVariables(v map[string]string, note func(string, ...any)) error {
+	e := &c.Engine
+	num := func(k string) (int64, error) {
+		s, ok := v[k]
+		if !ok {
+			return 0, fmt.Errorf("realdb: server_variables has no %s", k)
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("realdb: %s = %q: %v", k, s, err)
+		}
+		return n, nil
+	}
+	for _, x := range []struct {
+		key string
+		set func(int64)
+	}{
+		{"innodb_buffer_pool_size", func(n int64) { e.BufferPool.Size = sim.Bytes(n) }},
+		{"innodb_log_file_size", func(n int64) { e.Redo.LogFileSize = sim.Bytes(n) }},
+		{"innodb_log_buffer_size", func(n int64) { e.Redo.LogBufferSize = sim.Bytes(n) }},
+		{"innodb_io_capacity", func(n int64) { e.Flushing.IOCapacity = int(n) }},
+		{"innodb_io_capacity_max", func(n int64) { e.Flushing.IOCapacityMax = int(n) }},
+		{"max_binlog_size", func(n int64) { e.Binlog.MaxBinlogSize = sim.Bytes(n) }},
+		{"binlog_commit_wait_count", func(n int64) { e.Binlog.CommitWaitCount = int(n) }},
+		{"innodb_flush_log_at_timeout", func(n int64) { e.Redo.FlushTimeout = sim.Duration(time.Duration(n) * time.Second) }},
+	} {
+		n, err := num(x.key)
+		if err != nil {
+			return err
+		}
+		x.set(n)
+	}
+	e.Flushing.Doublewrite = v["innodb_doublewrite"] == "ON"
+	switch v["innodb_log_file_buffering"] {
+	case "ON":
+		e.Redo.FileBuffering = "on"
+	case "OFF":
+		e.Redo.FileBuffering = "off"
+	}
+	note("engine: buffer pool %v, redo %v (buffering %s), io_capacity %d/%d, doublewrite %v: the server's SHOW VARIABLES (%s)",
+		e.BufferPool.Size, e.Redo.LogFileSize, e.Redo.FileBuffering, e.Flushing.IOCapacity, e.Flushing.IOCapacityMax, e.Flushing.Doublewrite, v["version"])
+	return nil
+}
+
+// PresetNames are the files Presets writes, one per section.
+var PresetNames = []string{"machine.toml", "volume.toml", "engine.toml", "workload.toml"}
+
+// PresetFiles calibrates from a harness document and fio JSON and returns
+// the preset files by name (PresetNames): what simrun calibrate --harness
+// writes.
+func PresetFiles(harnessJSON, fioJSON []byte, name string) (map[string][]byte, error) {
+	d, err := Load(harnessJSON)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Calibrate(d, fioJSON)
+	if err != nil {
+		return nil, err
+	}
+	return c.Presets(name)
+}
+
+// Presets writes the calibration as four preset files, one per section:
+// machine.toml, volume.toml, engine.toml and workload.toml. A scenario
+// uses them with preset = "DIR/volume.toml" and so on.
+func (c Calibration) Presets(name string) (map[string][]byte, error) {
+	head := func(b *strings.Builder) {
+		b.WriteString("# Calibrated from a real MariaDB (scripts/realdb/harness.py) and fio by simrun calibrate:\n")
+		for _, n := range c.Notes {
+			b.WriteString("#   " + n + "\n")
+		}
+	}
+	out := map[string][]byte{}
+	var b strings.Builder
+	head(&b)
+	fmt.Fprintf(&b, "description = %q\n\n[machine]\nname = %q\ncores = %d\n", "the harness host", name, c.Cores)
+	out["machine.toml"] = []byte(b.String())
+
+	b.Reset()
+	head(&b)
+	vol := c.Volume
+	vol.Name = name
+	if err := disk.WritePreset(&b, vol, fmt.Sprintf("Volume of the harness host, from fio: %v IOPS, %v", vol.IOPSMax, vol.BandwidthMax)); err != nil {
+		return nil, err
+	}
+	out["volume.toml"] = []byte(b.String())
+
+	b.Reset()
+	head(&b)
+	e := c.Engine
+	q := func(x fmt.Stringer) string { return strconv.Quote(x.String()) }
+	fmt.Fprintf(&b, "description = %q\n\n[engine]\n", "MariaDB as the harness measured it")
+	fmt.Fprintf(&b, "\n[engine.buffer_pool]\nsize = %s\nwarm = %v\n", q(e.BufferPool.Size), e.BufferPool.Warm)
+	fmt.Fprintf(&b, "\n[engine.redo]\nlog_file_size = %s\nlog_buffer_size = %s\nlog_file_buffering = %q\nflush_log_at_timeout = %s\n",
+		q(e.Redo.LogFileSize), q(e.Redo.LogBufferSize), e.Redo.FileBuffering, q(e.Redo.FlushTimeout))
+	keys := func(kvs ...any) {
+		for i := 0; i < len(kvs); i += 2 {
+			fmt.Fprintf(&b, "%s = %s\n", kvs[i], q(kvs[i+1].(fmt.Stringer)))
+		}
+	}
+	keys("bytes_update_index", e.Redo.UpdateIndex, "bytes_update_non_index", e.Redo.UpdateNonIndex, "bytes_delete", e.Redo.Delete,
+		"bytes_insert", e.Redo.Insert, "bytes_commit", e.Redo.Commit, "bytes_purge", e.Redo.Purge)
+	fmt.Fprintf(&b, "\n[engine.flushing]\nio_capacity = %d\nio_capacity_max = %d\ndoublewrite = %v\n",
+		e.Flushing.IOCapacity, e.Flushing.IOCapacityMax, e.Flushing.Doublewrite)
+	fmt.Fprintf(&b, "\n[engine.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n", q(e.Binlog.MaxBinlogSize), e.Binlog.CommitWaitCount)
+	fmt.Fprintf(&b, "\n[engine.cpu]\n")
+	keys("begin", e.CPU.Begin, "update_index", e.CPU.UpdateIndex, "update_non_index", e.CPU.UpdateNonIndex,
+		"delete", e.CPU.Delete, "insert", e.CPU.Insert, "commit", e.CPU.Commit)
+	out["engine.toml"] = []byte(b.String())
+
+	b.Reset()
+	head(&b)
+	w := c.Client
+	fmt.Fprintf(&b, "description = %q\n\n[workload]\nkind = \"sysbench\"\n\n[workload.sysbench]\ntest = %q\ntables = %d\ntable_size = %d\nrand_type = %q\nclient_cpu = %s\nround_trip = %s\n",
+		"sysbench as the harness ran it", w.Test, w.Tables, w.TableSize, w.RandType, q(w.ClientCPU), q(w.RoundTrip))
+	out["workload.toml"] = []byte(b.String())
+	return out, nil
+}

@@ -1,0 +1,325 @@
+package realdb
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Schema is the harness document's schema tag.
+const Schema = "simrun-realdb/1"
+
+// Doc is the part of a harness document that calibration and comparison
+// read; the JSON holds more (histograms, samples, my.cnf).
+type Doc struct {
+	Schema   string                       `json:"schema"`
+	Machine  Machine                      `json:"machine"`
+	Versions map[string]string            `json:"versions"`
+	Device   Device                       `json:"device"`
+	Throttle Throttle                     `json:"throttle"`
+	Vars     map[string]map[string]string `json:"server_variables"` // binlog_off / binlog_on -> SHOW VARIABLES
+	Prepare  struct {
+		Tables    int   `json:"tables"`
+		TableSize int64 `json:"table_size"`
+	} `json:"prepare"`
+	Runs []Run `json:"runs"`
+}
+
+// Machine is the host the harness ran on.
+type Machine struct {
+	NProc  int    `json:"nproc"`
+	CPU    string `json:"cpu_model"`
+	Kernel string `json:"kernel"`
+}
+
+// Device is the block device behind the data directory.
+type Device struct {
+	Name       string `json:"name"`
+	Rotational string `json:"rotational"`
+	FS         struct {
+		Type    string `json:"fstype"`
+		Journal bool   `json:"ext4_journal"`
+	} `json:"filesystem"`
+}
+
+// Throttle is the cgroup-v1 blkio cap mariadbd ran under (0 = none).
+type Throttle struct {
+	WriteBPS  int64 `json:"write_bps"`
+	WriteIOPS int64 `json:"write_iops"`
+}
+
+// Setting is one point of the matrix.
+type Setting struct {
+	Binlog     bool `json:"binlog"`
+	SyncBinlog *int `json:"sync_binlog"` // nil with the binlog off
+	Flush      int  `json:"innodb_flush_log_at_trx_commit"`
+	Threads    int  `json:"threads"`
+	// The blkio cap of the run (0 = none), from Run.Cap.
+	CapBPS  int64 `json:"-"`
+	CapIOPS int64 `json:"-"`
+}
+
+// Key names the setting without the thread count, e.g. "off/flush=1" or
+// "on/sync_binlog=1/flush=1".
+func (s Setting) Key() string {
+	k := fmt.Sprintf("off/flush=%d", s.Flush)
+	if s.Binlog {
+		k = fmt.Sprintf("on/sync_binlog=%d/flush=%d", s.sync(), s.Flush)
+	}
+	if s.CapBPS > 0 || s.CapIOPS > 0 {
+		k += fmt.Sprintf("/cap=%dB/s,%dIOPS", s.CapBPS, s.CapIOPS)
+	}
+	return k
+}
+
+func (s Setting) sync() int {
+	if s.SyncBinlog == nil {
+		return 0
+	}
+	return *s.SyncBinlog
+}
+
+// Run is one measured run.
+type Run struct {
+	Setting Setting `json:"setting"`
+	Cap     *struct {
+		BPS  int64 `json:"bps"`
+		IOPS int64 `json:"iops"`
+	} `json:"cap"` // the run's blkio cap, nil without one
+	Repeat   int     `json:"repeat"`
+	Order    int     `json:"order"`
+	Elapsed  float64 `json:"elapsed_s"`
+	Sysbench struct {
+		Transactions int64              `json:"transactions"`
+		Queries      int64              `json:"queries"`
+		TPS          float64            `json:"tps"`
+		Seconds      float64            `json:"total_time_s"`
+		Latency      map[string]float64 `json:"latency_ms"`
+	} `json:"sysbench"`
+	Status  map[string]float64 `json:"status_delta"`
+	Metrics map[string]float64 `json:"innodb_metrics_delta"` // enabled INNODB_METRICS counters that moved
+	Disk    map[string]int64   `json:"disk_delta"`
+	CPU     struct {
+		ServerUser   float64          `json:"mariadbd_utime_s"`
+		ServerSys    float64          `json:"mariadbd_stime_s"`
+		ClientUser   float64          `json:"children_utime_s"`
+		ClientSys    float64          `json:"children_stime_s"`
+		MachineTicks map[string]int64 `json:"machine_ticks_delta"`
+		ClkTck       int64            `json:"clk_tck"`
+	} `json:"cpu"`
+	Load    []float64            `json:"loadavg_before"`
+	Samples []map[string]float64 `json:"samples"` // gauges every --sample-interval
+}
+
+// Load decodes and checks a harness document.
+func Load(b []byte) (*Doc, error) {
+	var d Doc
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("realdb: not a harness JSON document: %v", err)
+	}
+	if d.Schema != Schema {
+		return nil, fmt.Errorf("realdb: schema %q, want %q (scripts/realdb/harness.py output)", d.Schema, Schema)
+	}
+	if len(d.Runs) == 0 {
+		return nil, errors.New("realdb: the document has no runs")
+	}
+	for i, r := range d.Runs {
+		if r.Sysbench.Transactions <= 0 || r.Sysbench.Seconds <= 0 {
+			return nil, fmt.Errorf("realdb: run %d (%s, %d threads) has no transactions", i, r.Setting.Key(), r.Setting.Threads)
+		}
+	}
+	return &d, nil
+}
+
+// Figures are a run's per-transaction figures: what the model is compared on.
+type Figures struct {
+	TPS            float64 `json:"tps"`
+	LatencyAvgMs   float64 `json:"latency_avg_ms"`
+	LatencyP95Ms   float64 `json:"latency_p95_ms"`
+	FlushesPerTx   float64 `json:"device_flushes_per_tx"`
+	WritesPerTx    float64 `json:"device_writes_per_tx"`
+	ReadsPerTx     float64 `json:"device_reads_per_tx"`
+	WriteKBPerTx   float64 `json:"device_write_kB_per_tx"` // KiB
+	RedoSyncsPerTx float64 `json:"innodb_fsyncs_per_tx"`   // Innodb_data_fsyncs: redo syncs and the data-file syncs of checkpoints
+	TxPerRedoSync  float64 `json:"tx_per_innodb_fsync"`
+	BinlogGroupsTx float64 `json:"binlog_groups_per_tx"`
+	TxPerGroup     float64 `json:"tx_per_binlog_group"`
+	RedoBytesTx    float64 `json:"redo_bytes_per_tx"` // LSN advance
+	RedoWrittenTx  float64 `json:"redo_written_per_tx"`
+	BinlogBytesTx  float64 `json:"binlog_bytes_per_tx"`
+	PagesFlushedTx float64 `json:"pages_flushed_per_tx"`
+	ServerCPUUs    float64 `json:"server_cpu_us_per_tx"`
+	ServerSysUs    float64 `json:"server_sys_us_per_tx"`
+	ClientCPUUs    float64 `json:"client_cpu_us_per_tx"`
+	QueriesPerTx   float64 `json:"queries_per_tx"`
+	StealPct       float64 `json:"machine_steal_pct"`
+	BusyPct        float64 `json:"machine_busy_pct"` // user+system+irq+softirq of all CPUs, % of all CPU time
+	Load           float64 `json:"loadavg_1min"`     // before the run: the machine is shared
+	LRUFlushedTx   float64 `json:"lru_pages_flushed_per_tx"`
+	WaitFreeTx     float64 `json:"free_page_waits_per_tx"`
+	CkptAgeMeanMB  float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
+	CkptAgeMaxMB   float64 `json:"checkpoint_age_max_mb"`
+	// Pages written per transaction by page-cleaner source, from
+	// INNODB_METRICS (innodb_monitor_enable=module_buffer; 0 otherwise):
+	// furious flushing to the sync point, adaptive, idle/background, the
+	// LRU batch, and the neighbours flushed with them (flush_neighbors).
+	SyncFlushTx     float64 `json:"sync_flush_pages_per_tx"`
+	AdaptiveFlushTx float64 `json:"adaptive_flush_pages_per_tx"`
+	BackgroundTx    float64 `json:"background_flush_pages_per_tx"`
+	LRUBatchTx      float64 `json:"lru_batch_pages_per_tx"`
+	NeighborTx      float64 `json:"neighbor_pages_per_tx"`
+}
+
+// Derive computes a run's per-transaction figures.
+func (r Run) Derive() Figures {
+	n := float64(r.Sysbench.Transactions)
+	per := func(x float64) float64 { return x / n }
+	f := Figures{
+		TPS:             r.Sysbench.TPS,
+		LatencyAvgMs:    r.Sysbench.Latency["avg"],
+		LatencyP95Ms:    r.Sysbench.Latency["p95_sysbench"],
+		FlushesPerTx:    per(float64(r.Disk["flushes"])),
+		WritesPerTx:     per(float64(r.Disk["writes"])),
+		ReadsPerTx:      per(float64(r.Disk["reads"])),
+		WriteKBPerTx:    per(float64(r.Disk["sectors_written"]) * 512 / 1024),
+		RedoSyncsPerTx:  per(r.Status["Innodb_data_fsyncs"]),
+		RedoBytesTx:     per(r.Status["Innodb_lsn_current"]),
+		RedoWrittenTx:   per(r.Status["Innodb_os_log_written"]),
+		PagesFlushedTx:  per(r.Status["Innodb_buffer_pool_pages_flushed"]),
+		LRUFlushedTx:    per(r.Status["Innodb_buffer_pool_pages_LRU_flushed"]),
+		WaitFreeTx:      per(r.Status["Innodb_buffer_pool_wait_free"]),
+		SyncFlushTx:     per(r.Metrics["buffer_flush_sync_total_pages"]),
+		AdaptiveFlushTx: per(r.Metrics["buffer_flush_adaptive_total_pages"]),
+		BackgroundTx:    per(r.Metrics["buffer_flush_background_total_pages"]),
+		LRUBatchTx:      per(r.Metrics["buffer_LRU_batch_flush_total_pages"]),
+		NeighborTx:      per(r.Metrics["buffer_flush_neighbor_total_pages"]),
+		ServerCPUUs:     per((r.CPU.ServerUser + r.CPU.ServerSys) * 1e6),
+		ServerSysUs:     per(r.CPU.ServerSys * 1e6),
+		ClientCPUUs:     per((r.CPU.ClientUser + r.CPU.ClientSys) * 1e6),
+		QueriesPerTx:    per(float64(r.Sysbench.Queries)),
+	}
+	for _, smp := range r.Samples {
+		a := smp["innodb_checkpoint_age"] / 1e6
+		f.CkptAgeMeanMB += a / float64(len(r.Samples))
+		f.CkptAgeMaxMB = max(f.CkptAgeMaxMB, a)
+	}
+	if len(r.Load) > 0 {
+		f.Load = r.Load[0]
+	}
+	if f.RedoSyncsPerTx > 0 {
+		f.TxPerRedoSync = 1 / f.RedoSyncsPerTx
+	}
+	if c := r.Status["Binlog_commits"]; c > 0 {
+		f.BinlogGroupsTx = r.Status["Binlog_group_commits"] / n
+		f.TxPerGroup = c / r.Status["Binlog_group_commits"]
+		f.BinlogBytesTx = r.Status["Binlog_bytes_written"] / c
+	}
+	var all int64
+	for _, v := range r.CPU.MachineTicks {
+		all += v
+	}
+	if all > 0 {
+		t := r.CPU.MachineTicks
+		f.StealPct = 100 * float64(t["steal"]) / float64(all)
+		f.BusyPct = 100 * float64(t["user"]+t["nice"]+t["system"]+t["irq"]+t["softirq"]) / float64(all)
+	}
+	return f
+}
+
+// Range is the measured spread of one figure over a setting's repeats.
+type Range struct {
+	Min, Mean, Max float64
+}
+
+// Contains reports whether x lies in [Min, Max] widened by tol (relative).
+func (r Range) Contains(x, tol float64) bool {
+	return x >= r.Min*(1-tol) && x <= r.Max*(1+tol)
+}
+
+// Point is one setting at one thread count with its repeats.
+type Point struct {
+	Setting Setting
+	Runs    []Figures
+}
+
+// Range returns the spread of the figure get over the repeats.
+func (p Point) Range(get func(Figures) float64) Range {
+	r := Range{Min: math.Inf(1), Max: math.Inf(-1)}
+	for _, f := range p.Runs {
+		x := get(f)
+		r.Min, r.Max = math.Min(r.Min, x), math.Max(r.Max, x)
+		r.Mean += x / float64(len(p.Runs))
+	}
+	return r
+}
+
+// Summarise groups the runs by setting and thread count, in the order
+// binlog off before on, then sync_binlog, flush, threads.
+func (d *Doc) Summarise() []Point {
+	idx := map[string]int{}
+	var pts []Point
+	for _, r := range d.Runs {
+		s := r.Setting
+		if r.Cap != nil {
+			s.CapBPS, s.CapIOPS = r.Cap.BPS, r.Cap.IOPS
+		}
+		k := fmt.Sprintf("%s/%d", s.Key(), s.Threads)
+		i, ok := idx[k]
+		if !ok {
+			i = len(pts)
+			idx[k] = i
+			s := r.Setting
+			s.SyncBinlog = nil
+			if r.Cap != nil {
+				s.CapBPS, s.CapIOPS = r.Cap.BPS, r.Cap.IOPS
+			}
+			if r.Setting.Binlog {
+				v := r.Setting.sync()
+				s.SyncBinlog = &v
+			}
+			pts = append(pts, Point{Setting: s})
+		}
+		pts[i].Runs = append(pts[i].Runs, r.Derive())
+	}
+	sort.SliceStable(pts, func(i, j int) bool {
+		a, b := pts[i].Setting, pts[j].Setting
+		if a.Binlog != b.Binlog {
+			return !a.Binlog
+		}
+		if a.sync() != b.sync() {
+			return a.sync() < b.sync()
+		}
+		if a.Flush != b.Flush {
+			return a.Flush < b.Flush
+		}
+		if a.Threads != b.Threads {
+			return a.Threads < b.Threads
+		}
+		return a.CapBPS > b.CapBPS
+	})
+	return pts
+}
+
+// Uncapped returns the points measured without a blkio cap.
+func Uncapped(pts []Point) []Point {
+	var out []Point
+	for _, p := range pts {
+		if p.Setting.CapBPS == 0 && p.Setting.CapIOPS == 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Find returns the uncapped point of a setting, or false.
+func Find(pts []Point, binlog bool, syncBinlog, flush, threads int) (Point, bool) {
+	for _, p := range pts {
+		s := p.Setting
+		if s.Binlog == binlog && (!binlog || s.sync() == syncBinlog) && s.Flush == flush && s.Threads == threads && s.CapBPS == 0 && s.CapIOPS == 0 {
+			return p, true
+		}
+	}
+	return Point{}, false
+}

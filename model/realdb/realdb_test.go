@@ -1,0 +1,211 @@
+package realdb
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// run builds a synthetic run with round numbers.
+func run(binlog bool, sb, flush, threads int, tps float64) Run {
+	var r Run
+	r.Setting = Setting{Binlog: binlog, Flush: flush, Threads: threads}
+	if binlog {
+		r.Setting.SyncBinlog = &sb
+	}
+	r.Sysbench.Transactions = int64(tps * 10)
+	r.Sysbench.Queries = 6 * r.Sysbench.Transactions
+	r.Sysbench.TPS = tps
+	r.Sysbench.Seconds = 10
+	if tps > 0 {
+		r.Sysbench.Latency = map[string]float64{"avg": 1000 / tps, "p95_sysbench": 2000 / tps}
+	}
+	return r
+}
+
+func TestDerive(t *testing.T) {
+	r := run(true, 1, 1, 16, 1000)
+	r.Status = map[string]float64{
+		"Innodb_data_fsyncs": 2500, "Innodb_lsn_current": 20e6, "Innodb_os_log_written": 25e6,
+		"Binlog_commits": 10000, "Binlog_group_commits": 2000, "Binlog_bytes_written": 21.5e6,
+		"Innodb_buffer_pool_pages_flushed": 500, "Innodb_buffer_pool_pages_LRU_flushed": 100, "Innodb_buffer_pool_wait_free": 20,
+	}
+	r.Samples = []map[string]float64{{"innodb_checkpoint_age": 30e6}, {"innodb_checkpoint_age": 50e6}}
+	r.Disk = map[string]int64{"flushes": 4500, "writes": 9000, "sectors_written": 200000}
+	r.CPU.ServerUser, r.CPU.ServerSys, r.CPU.ClientUser, r.CPU.ClientSys = 3, 1, 0.5, 0.5
+	r.CPU.MachineTicks = map[string]int64{"user": 500, "system": 300, "idle": 100, "steal": 100}
+	r.Load = []float64{7.5, 3, 1}
+	want := Figures{
+		TPS: 1000, LatencyAvgMs: 1, LatencyP95Ms: 2,
+		FlushesPerTx: 0.45, WritesPerTx: 0.9, WriteKBPerTx: 10, RedoSyncsPerTx: 0.25, TxPerRedoSync: 4,
+		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
+		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
+		StealPct: 10, BusyPct: 80, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
+	}
+	if diff := cmp.Diff(want, r.Derive(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("Derive (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	ok := Doc{Schema: Schema, Runs: []Run{run(false, 0, 0, 1, 100)}}
+	good, _ := json.Marshal(ok)
+	if _, err := Load(good); err != nil {
+		t.Fatalf("good document: %v", err)
+	}
+	empty := ok
+	empty.Runs = []Run{run(false, 0, 1, 1, 0)}
+	noTx, _ := json.Marshal(empty)
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{
+		{"{", "not a harness JSON document"},
+		{`{"schema": "other"}`, `schema "other"`},
+		{`{"schema": "simrun-realdb/1"}`, "no runs"},
+		{string(noTx), "run 0 (off/flush=1, 1 threads) has no transactions"},
+	} {
+		if _, err := Load([]byte(tc.in)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%.40s) = %v, want %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+func TestSummariseOrderAndRanges(t *testing.T) {
+	d := Doc{Schema: Schema, Runs: []Run{
+		run(true, 1, 1, 1, 300), run(false, 0, 1, 16, 900), run(false, 0, 0, 1, 1000),
+		run(false, 0, 0, 1, 1200), run(true, 0, 1, 1, 500),
+	}}
+	var got []string
+	pts := d.Summarise()
+	for _, p := range pts {
+		got = append(got, CaseName(p.Setting))
+	}
+	if diff := cmp.Diff([]string{"off-f0-t1", "off-f1-t16", "sb0-f1-t1", "sb1-f1-t1"}, got); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	r := pts[0].Range(func(f Figures) float64 { return f.TPS })
+	if r != (Range{Min: 1000, Mean: 1100, Max: 1200}) {
+		t.Errorf("range %+v", r)
+	}
+	if _, ok := Find(pts, true, 1, 1, 1); !ok {
+		t.Error("Find sb1-f1-t1")
+	}
+	if _, ok := Find(pts, true, 1, 0, 1); ok {
+		t.Error("Find found a point that is not there")
+	}
+}
+
+// Each rule passes inside its threshold and fails just outside.
+func TestCompareRules(t *testing.T) {
+	mk := func(binlog bool, sb, fl, th int, meas, pred Figures) Prediction {
+		s := Setting{Binlog: binlog, Flush: fl, Threads: th}
+		if binlog {
+			s.SyncBinlog = &sb
+		}
+		return Prediction{Point: Point{Setting: s, Runs: []Figures{meas}}, Predicted: pred}
+	}
+	base := Figures{TPS: 2000, FlushesPerTx: 0.01, ServerCPUUs: 300, ClientCPUUs: 100}
+	// 1 thread, flush=1: measured 1000 TPS = 500 us more per tx than the base.
+	m1 := Figures{TPS: 1000, FlushesPerTx: 1.0, ServerCPUUs: 350, ClientCPUUs: 100}
+	for _, tc := range []struct {
+		name string
+		pred Figures
+		pass map[string]bool
+	}{
+		{"all within", Figures{TPS: 1 / (1/2000.0 + 600e-6), FlushesPerTx: 1.04, ServerCPUUs: 530},
+			map[string]bool{"device flushes/tx": true, "CPU us/tx": true, "sync cost us/tx": true}},
+		{"all outside", Figures{TPS: 1 / (1/2000.0 + 700e-6), FlushesPerTx: 1.06, ServerCPUUs: 545},
+			map[string]bool{"device flushes/tx": false, "CPU us/tx": false, "sync cost us/tx": false}},
+	} {
+		cs := Compare([]Prediction{mk(false, 0, 0, 1, base, base), mk(false, 0, 1, 1, m1, tc.pred)})
+		got := map[string]bool{}
+		for _, c := range cs {
+			if c.Setting == "off/flush=1" {
+				got[c.Name] = c.Pass
+			}
+		}
+		if diff := cmp.Diff(tc.pass, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s\n%s", tc.name, diff, Report(cs))
+		}
+	}
+	// 16 threads: groups within 35 %, TPS cost within a factor 1.5.
+	n0 := Figures{TPS: 3000}
+	n1 := Figures{TPS: 1500, RedoSyncsPerTx: 0.1, TxPerRedoSync: 10}
+	for _, tc := range []struct {
+		pred      Figures
+		group, tp bool
+	}{
+		{Figures{TPS: 1990, TxPerRedoSync: 13.4}, true, true},   // cost 0.337 vs 0.5: within x1.5
+		{Figures{TPS: 2100, TxPerRedoSync: 13.6}, false, false}, // cost 0.3: below 1/1.5 of 0.5
+		{Figures{TPS: 1000, TxPerRedoSync: 6.6}, true, true},    // cost 2/3 vs 1/2: within x1.5
+		{Figures{TPS: 700, TxPerRedoSync: 6.4}, false, false},   // cost 0.77 > 0.75
+	} {
+		cs := Compare([]Prediction{mk(false, 0, 0, 16, n0, n0), mk(false, 0, 1, 16, n1, tc.pred)})
+		got := map[string]bool{}
+		for _, c := range cs {
+			got[c.Name] = c.Pass
+		}
+		want := map[string]bool{"tx per redo sync": tc.group, "TPS cost of flush=1": tc.tp}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("pred %+v (-want +got):\n%s\n%s", tc.pred, diff, Report(cs))
+		}
+	}
+}
+
+func TestPredictReadsMetrics(t *testing.T) {
+	m := map[string]any{
+		"tps": 500.0, "transactions": int64(5000),
+		"latency_ms":     map[string]any{"avg": 2.0, "p95": 4.0},
+		"disk":           map[string]any{"flushes_per_s": 1000.0, "writes_per_s": 1500.0, "write_kB_per_s": 5000.0},
+		"tx_per_group":   map[string]any{"redo_syncs": int64(2500), "binlog_grps": int64(1000), "binlog": 5.0},
+		"redo_lsn_bytes": int64(10e6), "redo_bytes": int64(12e6), "binlog_bytes": int64(10.75e6),
+		"pages_flushed_per_tx": 0.5, "cpu_util_pct": 50.0,
+	}
+	got := Predict(m, 2)
+	want := Figures{TPS: 500, LatencyAvgMs: 2, LatencyP95Ms: 4, FlushesPerTx: 2, WritesPerTx: 3, WriteKBPerTx: 10,
+		RedoSyncsPerTx: 0.5, TxPerRedoSync: 2, BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2400,
+		BinlogBytesTx: 2150, PagesFlushedTx: 0.5, ServerCPUUs: 2000, BusyPct: 50}
+	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
+		t.Errorf("Predict (-want +got):\n%s", diff)
+	}
+	if g := Predict(map[string]any{}, 2); g.TPS != 0 || math.IsNaN(g.FlushesPerTx) {
+		t.Errorf("empty metrics: %+v", g)
+	}
+}
+
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(`{"schema":"simrun-realdb/1","runs":[{"setting":{"threads":1},"sysbench":{"transactions":5,"total_time_s":1}}]}`))
+	f.Add([]byte(`{"schema":"simrun-realdb/1","runs":[]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := Load(b)
+		if err != nil {
+			return
+		}
+		for _, p := range d.Summarise() {
+			_ = p.Range(func(f Figures) float64 { return f.FlushesPerTx })
+		}
+		_, _ = Calibrate(d, nil)
+	})
+}
+
+// The caps table lists capped points only, one row each, cap in MB/s.
+func TestCapsMarkdown(t *testing.T) {
+	capped := run(true, 1, 1, 16, 500)
+	capped.Cap = &struct {
+		BPS  int64 `json:"bps"`
+		IOPS int64 `json:"iops"`
+	}{54000000, 6750}
+	d := Doc{Schema: Schema, Runs: []Run{run(true, 1, 1, 16, 900), capped}}
+	md := CapsMarkdown(d.Summarise())
+	if n := strings.Count(md, "\n"); n != 3 {
+		t.Errorf("%d lines, want header, rule and one row:\n%s", n, md)
+	}
+	if !strings.Contains(md, "| 54 MB/s, 6750 IOPS | 500 |") {
+		t.Errorf("row:\n%s", md)
+	}
+}

@@ -1,0 +1,41 @@
+package realdb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// CaseName names a measured point as a scenario case: "off-f1-t16",
+// "sb1-f1-t1" (binlog file, sync_binlog=1, flush=1, 1 thread).
+func CaseName(s Setting) string {
+	if !s.Binlog {
+		return fmt.Sprintf("off-f%d-t%d", s.Flush, s.Threads)
+	}
+	return fmt.Sprintf("sb%d-f%d-t%d", s.sync(), s.Flush, s.Threads)
+}
+
+// Scenario writes a scenario file with one case per point, on the
+// presets machine.toml, volume.toml, engine.toml and workload.toml of dir
+// (a path relative to the scenario file). The binlog on the real server
+// is the classic file binlog (MariaDB 10.11), binlog_storage_engine=file.
+func Scenario(name, dir string, pts []Point, duration, warmup string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The real-server matrix of scripts/realdb/harness.py on its calibrated presets\n")
+	fmt.Fprintf(&b, "# (simrun calibrate --harness; docs/realdb.md). One case per measured point.\n")
+	fmt.Fprintf(&b, "name = %q\ndescription = %q\nseed = 1\nduration = %q\nwarmup = %q\n\n", name,
+		"sysbench oltp_write_only on the harness host's MariaDB, as measured by scripts/realdb", duration, warmup)
+	for _, sec := range []string{"machine", "volume", "engine", "workload"} {
+		fmt.Fprintf(&b, "[%s]\npreset = %q\n\n", sec, dir+"/"+sec+".toml")
+	}
+	for _, p := range pts {
+		s := p.Setting
+		fmt.Fprintf(&b, "[[case]]\nname = %q\n", CaseName(s))
+		if s.Binlog {
+			fmt.Fprintf(&b, "engine.binlog_storage_engine = \"file\"\nengine.sync_binlog = %d\n", s.sync())
+		} else {
+			b.WriteString("engine.binlog_storage_engine = \"off\"\n")
+		}
+		fmt.Fprintf(&b, "engine.innodb_flush_log_at_trx_commit = %d\nworkload.sysbench.threads = %d\n\n", s.Flush, s.Threads)
+	}
+	return b.String()
+}

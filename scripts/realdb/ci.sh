@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# CI check of the real-server harness (docs/realdb.md), about 2-3 minutes:
+# a brief harness run (2 tables x 10k rows, 1 thread, 3 s per setting,
+# binlog off and on, each setting twice), a short fio run on the same
+# filesystem, simrun calibrate from both, the measured device flushes per
+# transaction of each setting (with the lower bounds durability implies),
+# and simrun's predictions of every setting against the measurement
+# (model/realdb TestPredictRealServer). The prediction checks are printed,
+# not enforced, until the model mechanisms of issue 12 land
+# (REALDB_STRICT=1 enforces them).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# A hung server must not hang CI: the harness stops what it started on SIGTERM.
+timeout 300 python3 scripts/realdb/harness.py -o "$tmp/harness.json" --tables 2 --table-size 10000 \
+	--duration 3 --warmup 1 --server-warmup 2 --threads 1 \
+	--settings off:0,off:1,on:0:0,on:1:1 --repeat 2 --buffer-pool 256M
+FIO_SIZE=64M bash scripts/realdb/fio.sh "$tmp/fio.json" 2
+go run ./cmd/simrun calibrate "$tmp/fio.json" --harness "$tmp/harness.json" -o "$tmp/calibrated"
+
+python3 - "$tmp/harness.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+# Durability gives lower bounds whatever else the shared machine does:
+# a synced commit flushes the device at least once per sync point.
+need = {(False, None, 1): 0.9, (True, 1, 1): 1.9}
+bad = 0
+print("device flushes per transaction (measured):")
+for r in d["runs"]:
+    s, n = r["setting"], r["sysbench"]["transactions"]
+    f, w = r["disk_delta"]["flushes"] / n, r["disk_delta"]["writes"] / n
+    key = (s["binlog"], s["sync_binlog"], s["innodb_flush_log_at_trx_commit"])
+    lo = need.get(key)
+    mark = "" if lo is None else ("  >= %.1f ok" % lo if f >= lo else "  < %.1f FAIL" % lo)
+    bad += lo is not None and f < lo
+    print("  binlog %-3s sync_binlog=%-4s flush=%d  rep %d  %7.0f tps  flushes/tx %.3f  writes/tx %.2f%s" % (
+        "on" if s["binlog"] else "off", s["sync_binlog"], s["innodb_flush_log_at_trx_commit"], r["repeat"],
+        r["sysbench"]["tps"], f, w, mark))
+sys.exit(1 if bad else 0)
+PY
+
+echo "simrun predictions against the measurement:"
+SIMRUN_REALDB_JSON="$tmp/harness.json" SIMRUN_FIO_JSON="$tmp/fio.json" SIMRUN_REALDB_STRICT="${REALDB_STRICT:-0}" \
+	SIMRUN_REALDB_DURATION=5s go test ./model/realdb -run TestPredictRealServer -count=1 -v | grep -v '^=== RUN'

@@ -1,0 +1,711 @@
+#!/usr/bin/env python3
+"""Real-server harness: measure a real MariaDB under sysbench oltp_write_only.
+
+Starts its own mariadbd (own data directory, socket and loopback port) with
+a generated my.cnf, prepares the sysbench tables once, then runs a matrix of
+settings (binlog off/on x sync_binlog x innodb_flush_log_at_trx_commit) and
+thread counts, every point `--repeat` times in alternating order, and writes
+ONE JSON with, per run: sysbench TPS and latency percentiles, SHOW GLOBAL
+STATUS deltas, the block device's /sys/block/DEV/stat deltas, the blkio
+cgroup's per-process I/O counters, mariadbd's and sysbench's CPU time, the
+machine's /proc/stat and /proc/loadavg. Everything it starts is stopped by
+PID on exit and its temporary directory is removed.
+
+Python 3 standard library only. See docs/realdb.md.
+"""
+
+import argparse
+import atexit
+import datetime
+import json
+import os
+import re
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SCHEMA = "simrun-realdb/1"
+
+STATUS_KEYS = [
+    "Innodb_os_log_written", "Innodb_os_log_fsyncs", "Innodb_os_log_pending_fsyncs",
+    "Innodb_log_writes", "Innodb_log_write_requests", "Innodb_log_waits",
+    "Binlog_bytes_written", "Binlog_commits", "Binlog_group_commits",
+    "Binlog_group_commit_trigger_count", "Binlog_group_commit_trigger_timeout",
+    "Binlog_group_commit_trigger_lock_wait",
+    "Innodb_data_fsyncs", "Innodb_data_writes", "Innodb_data_written",
+    "Innodb_data_reads", "Innodb_data_read",
+    "Innodb_dblwr_writes", "Innodb_dblwr_pages_written",
+    "Innodb_pages_written", "Innodb_buffer_pool_pages_flushed",
+    "Innodb_buffer_pool_pages_LRU_flushed", "Innodb_buffer_pool_pages_LRU_freed",
+    "Innodb_buffer_pool_wait_free", "Innodb_buffer_pool_read_requests",
+    "Innodb_buffer_pool_reads", "Innodb_buffer_pool_write_requests",
+    "Innodb_checkpoint_age", "Innodb_checkpoint_max_age",
+    "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_free",
+    "Innodb_buffer_pool_pages_data", "Innodb_buffer_pool_pages_total",
+    "Innodb_lsn_current", "Innodb_lsn_flushed", "Innodb_lsn_last_checkpoint",
+    "Innodb_rows_updated", "Innodb_rows_deleted", "Innodb_rows_inserted",
+    "Com_commit", "Com_begin", "Com_update", "Com_delete", "Com_insert", "Questions",
+    "Handler_commit", "Handler_prepare", "Threads_running",
+]
+# Gauges: reported as before/after, not as a delta.
+GAUGES = {"Innodb_checkpoint_age", "Innodb_checkpoint_max_age", "Innodb_buffer_pool_pages_dirty",
+          "Innodb_buffer_pool_pages_free", "Innodb_buffer_pool_pages_data",
+          "Innodb_buffer_pool_pages_total", "Innodb_os_log_pending_fsyncs", "Threads_running"}
+SAMPLE_KEYS = ["Innodb_checkpoint_age", "Innodb_buffer_pool_pages_dirty", "Innodb_buffer_pool_pages_free",
+               "Innodb_buffer_pool_pages_flushed", "Innodb_buffer_pool_pages_LRU_flushed", "Com_commit"]
+VARIABLES = [
+    "version", "version_comment", "innodb_version", "log_bin", "sync_binlog",
+    "innodb_flush_log_at_trx_commit", "innodb_flush_method", "innodb_buffer_pool_size",
+    "innodb_log_file_size", "innodb_log_buffer_size", "innodb_io_capacity", "innodb_io_capacity_max",
+    "innodb_flush_neighbors", "innodb_lru_scan_depth", "innodb_doublewrite",
+    "innodb_log_file_buffering", "innodb_adaptive_flushing", "innodb_max_dirty_pages_pct",
+    "binlog_format", "binlog_row_image", "max_binlog_size", "binlog_commit_wait_count",
+    "innodb_flush_log_at_timeout", "thread_handling", "performance_schema",
+]
+DISKSTAT = ["reads", "reads_merged", "sectors_read", "ms_reading", "writes", "writes_merged",
+            "sectors_written", "ms_writing", "in_flight", "io_ticks_ms", "time_in_queue_ms",
+            "discards", "discards_merged", "sectors_discarded", "ms_discarding", "flushes", "ms_flushing"]
+PROCSTAT = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice"]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def log(*a):
+    print("[realdb %s]" % time.strftime("%H:%M:%S"), *a, file=sys.stderr, flush=True)
+
+
+class Harness:
+    def __init__(self, args):
+        self.a = args
+        self.tmp = None
+        self.server = None  # Popen of mariadbd
+        self.cgroup = None
+        self.sock = None
+        self.port = None
+        self.errlog = None
+        atexit.register(self.cleanup)
+        for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, self._signal)
+
+    def _signal(self, signum, _frame):
+        log("signal %d: stopping" % signum)
+        self.cleanup()
+        sys.exit(128 + signum)
+
+    # --- lifecycle -------------------------------------------------------
+    def cleanup(self):
+        self.stop_server()
+        if self.cgroup and os.path.isdir(self.cgroup):
+            try:
+                os.rmdir(self.cgroup)
+            except OSError as e:
+                log("could not remove cgroup %s: %s" % (self.cgroup, e))
+        self.cgroup = None
+        if self.tmp and os.path.isdir(self.tmp) and not self.a.keep:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+        self.tmp = None
+
+    def stop_server(self):
+        p = self.server
+        if p is None:
+            return
+        self.server = None
+        if p.poll() is None:
+            log("stopping mariadbd pid %d" % p.pid)
+            p.terminate()
+            try:
+                p.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                log("mariadbd pid %d did not stop in 120 s: SIGKILL" % p.pid)
+                p.kill()
+                p.wait()
+
+    def mycnf(self, binlog):
+        a = self.a
+        lines = [
+            "[mysqld]",
+            "user = root",
+            "datadir = %s" % os.path.join(self.tmp, "data"),
+            "socket = %s" % self.sock,
+            "port = %d" % self.port,
+            "bind-address = 127.0.0.1",
+            "pid-file = %s" % os.path.join(self.tmp, "mariadbd.pid"),
+            "log-error = %s" % self.errlog,
+            "tmpdir = %s" % self.tmp,
+            "skip-name-resolve",
+            "max_connections = 200",
+            "innodb_buffer_pool_size = %s" % a.buffer_pool,
+            "innodb_log_file_size = %s" % a.redo,
+            "innodb_buffer_pool_load_at_startup = ON",
+            "innodb_buffer_pool_dump_at_shutdown = ON",
+            "innodb_buffer_pool_dump_pct = 100",  # default 25: a restart would bring back a quarter of the pages
+        ]
+        if a.monitor:
+            lines.append("innodb_monitor_enable = %s" % a.monitor)
+        if binlog:
+            lines += ["log_bin = %s" % os.path.join(self.tmp, "data", "binlog"),
+                      "server_id = 1", "binlog_format = ROW"]
+        else:
+            lines += ["skip-log-bin"]
+        lines += [x for x in a.cnf]
+        return "\n".join(lines) + "\n"
+
+    def start_server(self, binlog):
+        cnf = self.mycnf(binlog)
+        path = os.path.join(self.tmp, "my.cnf")
+        with open(path, "w") as f:
+            f.write(cnf)
+        log("starting mariadbd (binlog %s)" % ("on" if binlog else "off"))
+        self.server = subprocess.Popen(["mariadbd", "--defaults-file=" + path],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if self.cgroup:
+            with open(os.path.join(self.cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(self.server.pid))
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            if self.server.poll() is not None:
+                raise RuntimeError("mariadbd exited with %s; see %s:\n%s" % (
+                    self.server.returncode, self.errlog, tail(self.errlog)))
+            if os.path.exists(self.sock) and self.sql_try("SELECT 1") is not None:
+                break
+            time.sleep(0.5)
+        else:
+            raise RuntimeError("mariadbd did not come up in 180 s:\n" + tail(self.errlog))
+        return cnf
+
+    def setup(self):
+        a = self.a
+        base = a.workdir or None
+        self.tmp = tempfile.mkdtemp(prefix="simrun-realdb-", dir=base)
+        self.sock = os.path.join(self.tmp, "mariadbd.sock")
+        self.errlog = os.path.join(self.tmp, "mariadbd.err")
+        self.port = a.port or free_port()
+        os.mkdir(os.path.join(self.tmp, "data"))
+        log("data directory %s, port %d" % (self.tmp, self.port))
+        r = subprocess.run(["mariadb-install-db", "--no-defaults", "--user=root",
+                            "--datadir=" + os.path.join(self.tmp, "data"),
+                            "--auth-root-authentication-method=normal",
+                            "--skip-test-db"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("mariadb-install-db failed:\n" + r.stdout + r.stderr)
+        self.setup_cgroup()
+
+    def setup_cgroup(self):
+        a = self.a
+        root = "/sys/fs/cgroup/blkio"
+        if not os.path.isdir(root):
+            if a.write_bps or a.write_iops or a.read_bps or a.read_iops:
+                raise RuntimeError("%s does not exist: no cgroup-v1 blkio here, cannot throttle" % root)
+            log("no cgroup-v1 blkio: per-process I/O counters not recorded")
+            return
+        cg = os.path.join(root, "simrun-realdb-%d" % os.getpid())
+        try:
+            os.mkdir(cg)
+        except OSError as e:
+            if a.write_bps or a.write_iops or a.read_bps or a.read_iops:
+                raise
+            log("cannot create blkio cgroup: %s" % e)
+            return
+        self.cgroup = cg
+        dev = "%d:%d" % self.devnum
+        for knob, val in (("write_bps_device", a.write_bps), ("write_iops_device", a.write_iops),
+                          ("read_bps_device", a.read_bps), ("read_iops_device", a.read_iops)):
+            if val:
+                with open(os.path.join(cg, "blkio.throttle." + knob), "w") as f:
+                    f.write("%s %d\n" % (dev, val))
+                log("blkio throttle %s = %d on %s" % (knob, val, dev))
+
+    # --- SQL -------------------------------------------------------------
+    def sql(self, q):
+        r = subprocess.run(["mariadb", "--no-defaults", "-uroot", "-S", self.sock, "-N", "-B", "-e", q],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("SQL %r failed: %s" % (q, r.stderr.strip()))
+        return r.stdout
+
+    def sql_try(self, q):
+        try:
+            return self.sql(q)
+        except RuntimeError:
+            return None
+
+    def status(self):
+        out = {}
+        for line in self.sql("SHOW GLOBAL STATUS").splitlines():
+            k, _, v = line.partition("\t")
+            out[k] = v
+        return out
+
+    def variables(self):
+        names = ",".join("'%s'" % v for v in VARIABLES)
+        out = {}
+        for line in self.sql("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_VARIABLES "
+                             "WHERE LOWER(VARIABLE_NAME) IN (%s)" % names).splitlines():
+            k, _, v = line.partition("\t")
+            out[k.lower()] = v
+        return out
+
+    def metrics(self):
+        out = {}
+        q = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE ENABLED = 1 "
+             "AND (NAME LIKE 'buffer_flush%' OR NAME LIKE 'buffer_LRU%' OR NAME LIKE 'log_%')")
+        for line in (self.sql_try(q) or "").splitlines():
+            k, _, v = line.partition("\t")
+            try:
+                out[k] = int(v)
+            except ValueError:
+                pass
+        return out
+
+    # --- counters ----------------------------------------------------------
+    def snapshot(self):
+        s = {"t": time.time(), "status": self.status(), "metrics": self.metrics(),
+             "disk": read_diskstat(self.devname), "proc": read_procstat(),
+             "mariadbd": read_pidstat(self.server.pid), "loadavg": read_loadavg(),
+             "children": resource.getrusage(resource.RUSAGE_CHILDREN)}
+        if self.cgroup:
+            s["cgroup"] = read_cgroup(self.cgroup, "%d:%d" % self.devnum)
+        return s
+
+    # --- sysbench --------------------------------------------------------
+    def sysbench(self, cmd, threads, seconds, extra=()):
+        a = self.a
+        argv = ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-socket=" + self.sock,
+                "--mysql-user=root", "--mysql-db=sbtest", "--tables=%d" % a.tables,
+                "--table-size=%d" % a.table_size, "--threads=%d" % threads]
+        if cmd == "run":
+            argv += ["--time=%d" % seconds, "--report-interval=0", "--histogram=on", "--percentile=95",
+                     "--rand-type=special"]
+        argv += list(extra) + [cmd]
+        r = subprocess.run(argv, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("sysbench %s failed:\n%s%s" % (cmd, r.stdout[-3000:], r.stderr[-3000:]))
+        return argv, r.stdout
+
+    def prepare(self):
+        a = self.a
+        self.sql("CREATE DATABASE IF NOT EXISTS sbtest")
+        self.sql("SET GLOBAL innodb_flush_log_at_trx_commit = 0")
+        log("sysbench prepare: %d tables x %d rows" % (a.tables, a.table_size))
+        t = time.time()
+        self.sysbench("prepare", min(a.tables, 4), 0)
+        log("prepared in %.0f s" % (time.time() - t))
+
+    def set_cap(self, cap):
+        """Write one cap (bytes/s, IOPS) to all four v1 blkio throttle knobs; 0 0 lifts it."""
+        bps, iops = cap
+        dev = "%d:%d" % self.devnum
+        for knob, val in (("write_bps_device", bps), ("read_bps_device", bps),
+                          ("write_iops_device", iops), ("read_iops_device", iops)):
+            with open(os.path.join(self.cgroup, "blkio.throttle." + knob), "w") as f:
+                f.write("%s %d\n" % (dev, val))
+
+    def measure(self, point, rep, order):
+        a = self.a
+        binlog, sync_binlog, flush, threads, cap = point
+        if cap is not None:
+            self.set_cap(cap)
+        self.sql("SET GLOBAL innodb_flush_log_at_trx_commit = %d" % flush)
+        if binlog:
+            self.sql("SET GLOBAL sync_binlog = %d" % sync_binlog)
+        if a.warmup > 0:
+            self.sysbench("run", threads, a.warmup)
+        samples = []
+        before = self.snapshot()
+        argv, out = self.sysbench_sampled(threads, a.duration, samples)
+        after = self.snapshot()
+        res = {
+            "setting": {"binlog": binlog, "sync_binlog": sync_binlog if binlog else None,
+                        "innodb_flush_log_at_trx_commit": flush, "threads": threads},
+            "cap": None if cap is None else {"bps": cap[0], "iops": cap[1]},
+            "repeat": rep, "order": order,
+            "start_utc": utc(before["t"]), "elapsed_s": round(after["t"] - before["t"], 3),
+            "sysbench": parse_sysbench(out), "sysbench_argv": argv,
+            "status_delta": status_delta(before["status"], after["status"]),
+            "status_gauges": {k: [num(before["status"].get(k)), num(after["status"].get(k))]
+                              for k in sorted(GAUGES) if k in after["status"]},
+            "innodb_metrics_delta": {k: after["metrics"][k] - before["metrics"].get(k, 0)
+                                     for k in sorted(after["metrics"])
+                                     if after["metrics"][k] != before["metrics"].get(k, 0)},
+            "disk_delta": {k: after["disk"][k] - before["disk"][k] for k in after["disk"] if k != "in_flight"},
+            "cpu": {
+                "mariadbd_utime_s": (after["mariadbd"][0] - before["mariadbd"][0]) / TICK,
+                "mariadbd_stime_s": (after["mariadbd"][1] - before["mariadbd"][1]) / TICK,
+                "children_utime_s": round(after["children"].ru_utime - before["children"].ru_utime, 4),
+                "children_stime_s": round(after["children"].ru_stime - before["children"].ru_stime, 4),
+                "machine_ticks_delta": {k: after["proc"][k] - before["proc"][k] for k in PROCSTAT},
+                "clk_tck": TICK,
+            },
+            "loadavg_before": before["loadavg"], "loadavg_after": after["loadavg"],
+            "samples": samples,
+        }
+        if "cgroup" in after:
+            res["cgroup_delta"] = {k: after["cgroup"][k] - before["cgroup"].get(k, 0) for k in after["cgroup"]}
+        sb = res["sysbench"]
+        d = res["disk_delta"]
+        tx = sb.get("transactions") or 0
+        log("%-28s rep %d: %8.1f tps  p95 %6.2f ms  flush/tx %.3f  writes/tx %.3f  load %s" % (
+            label(point), rep, sb.get("tps", 0), sb.get("latency_ms", {}).get("p95", 0),
+            d["flushes"] / tx if tx else 0, d["writes"] / tx if tx else 0, after["loadavg"][0]))
+        return res
+
+    def sysbench_sampled(self, threads, seconds, samples):
+        """sysbench run; when --sample-interval > 0, SHOW GLOBAL STATUS gauges are sampled."""
+        a = self.a
+        if a.sample_interval <= 0:
+            return self.sysbench("run", threads, seconds)
+        import threading
+        stop = threading.Event()
+        t0 = time.time()
+
+        def loop():
+            while not stop.wait(a.sample_interval):
+                names = ",".join("'%s'" % k for k in SAMPLE_KEYS)
+                out = self.sql_try("SELECT VARIABLE_NAME, VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS "
+                                   "WHERE VARIABLE_NAME IN (%s)" % names.upper())
+                if out is None:
+                    continue
+                row = {"t_s": round(time.time() - t0, 2)}
+                for line in out.splitlines():
+                    k, _, v = line.partition("\t")
+                    row[k.lower()] = num(v)
+                samples.append(row)
+
+        th = threading.Thread(target=loop, daemon=True)
+        th.start()
+        try:
+            return self.sysbench("run", threads, seconds)
+        finally:
+            stop.set()
+            th.join()
+
+    # --- main --------------------------------------------------------------
+    def run(self):
+        a = self.a
+        self.devname, self.devnum = backing_device(a.workdir or tempfile.gettempdir())
+        self.setup()
+        settings = parse_settings(a.settings)
+        threads = [int(x) for x in a.threads.split(",")]
+        caps = parse_caps(a.caps) if a.caps else [None]
+        if a.caps and not self.cgroup:
+            raise SystemExit("--caps needs a cgroup-v1 blkio hierarchy")
+        modes = sorted({s[0] for s in settings})
+        doc = {
+            "schema": SCHEMA,
+            "created_utc": utc(time.time()),
+            "args": {k: v for k, v in vars(a).items() if k not in ("out",)},
+            "machine": machine_info(self.devname),
+            "versions": versions(),
+            "device": {"name": self.devname, "majmin": "%d:%d" % self.devnum,
+                       "rotational": readf("/sys/block/%s/queue/rotational" % self.devname),
+                       "scheduler": readf("/sys/block/%s/queue/scheduler" % self.devname),
+                       "write_cache": readf("/sys/block/%s/queue/write_cache" % self.devname),
+                       "logical_block_size": readf("/sys/block/%s/queue/logical_block_size" % self.devname),
+                       "max_sectors_kb": readf("/sys/block/%s/queue/max_sectors_kb" % self.devname),
+                       "filesystem": fs_info(self.tmp)},
+            "throttle": {"write_bps": a.write_bps, "write_iops": a.write_iops,
+                         "read_bps": a.read_bps, "read_iops": a.read_iops,
+                         "cgroup": "blkio v1" if self.cgroup else None},
+            "my_cnf": {}, "server_variables": {}, "prepare": {}, "runs": [],
+        }
+        # The data are prepared once, with the binlog off.
+        doc["my_cnf"]["prepare"] = self.start_server(False)
+        t = time.time()
+        self.prepare()
+        doc["prepare"] = {"seconds": round(time.time() - t, 1), "tables": a.tables, "table_size": a.table_size}
+        self.stop_server()
+        order = 0
+        for rep in range(a.repeat):
+            ms = modes if rep % 2 == 0 else modes[::-1]
+            for binlog in ms:
+                cnf = self.start_server(binlog)
+                key = "binlog_on" if binlog else "binlog_off"
+                doc["my_cnf"][key] = cnf
+                doc["server_variables"][key] = self.variables()
+                if a.server_warmup > 0:
+                    self.sysbench("run", max(threads), a.server_warmup)
+                pts = [(b, sb, fl, th, cap) for (b, sb, fl) in settings if b == binlog
+                       for th in threads for cap in caps]
+                if rep % 2 == 1:
+                    pts = pts[::-1]
+                for p in pts:
+                    doc["runs"].append(self.measure(p, rep, order))
+                    order += 1
+                self.stop_server()
+        doc["finished_utc"] = utc(time.time())
+        # The run's temporary directory is no part of the data: $RUNDIR.
+        text = json.dumps(doc, indent=1, sort_keys=True).replace(self.tmp, "$RUNDIR")
+        write_atomic(a.out, text + "\n")
+        log("wrote %s (%d runs)" % (a.out, len(doc["runs"])))
+
+
+# --- helpers ----------------------------------------------------------------
+
+def label(p):
+    b, sb, fl, th, cap = p
+    s = ("binlog on sync_binlog=%d" % sb if b else "binlog off") + " flush=%d thr=%d" % (fl, th)
+    return s if cap is None else s + " cap=%dMB/s,%d" % (cap[0] // 1000000, cap[1])
+
+
+def parse_caps(spec):
+    """'120M:15000,54M:6750' -> [(120000000, 15000), (54000000, 6750)]; M = 10^6 here, as volume caps are quoted."""
+    out = []
+    for item in spec.split(","):
+        bps, _, iops = item.partition(":")
+        m = re.fullmatch(r"(\d+)([KM]?)", bps)
+        if not m or not iops.isdigit():
+            raise SystemExit("bad cap %r: use BPS[K|M]:IOPS, e.g. 54M:6750" % item)
+        out.append((int(m.group(1)) * {"": 1, "K": 1000, "M": 1000000}[m.group(2)], int(iops)))
+    return out
+
+
+def parse_settings(spec):
+    """'off:0,off:1,on:0:1' -> [(binlog, sync_binlog, flush)]; 'all' = the full 9-setting matrix."""
+    if spec == "all":
+        spec = "off:0,off:1,off:2,on:0:0,on:0:1,on:0:2,on:1:0,on:1:1,on:1:2"
+    out = []
+    for item in spec.split(","):
+        f = item.split(":")
+        if f[0] == "off" and len(f) == 2:
+            out.append((False, 0, int(f[1])))
+        elif f[0] == "on" and len(f) == 3:
+            out.append((True, int(f[1]), int(f[2])))
+        else:
+            raise SystemExit("bad setting %r: use off:FLUSH or on:SYNC_BINLOG:FLUSH" % item)
+    return out
+
+
+def parse_sysbench(out):
+    r = {}
+    m = re.search(r"transactions:\s+(\d+)\s+\(([\d.]+) per sec", out)
+    if m:
+        r["transactions"], r["tps"] = int(m.group(1)), float(m.group(2))
+    m = re.search(r"queries:\s+(\d+)\s+\(([\d.]+) per sec", out)
+    if m:
+        r["queries"], r["qps"] = int(m.group(1)), float(m.group(2))
+    m = re.search(r"ignored errors:\s+(\d+)", out)
+    if m:
+        r["ignored_errors"] = int(m.group(1))
+    m = re.search(r"total time:\s+([\d.]+)s", out)
+    if m:
+        r["total_time_s"] = float(m.group(1))
+    lat = {}
+    for k, key in (("min", "min"), ("avg", "avg"), ("max", "max"), ("95th percentile", "p95_sysbench")):
+        m = re.search(r"^\s+%s:\s+([\d.]+)" % re.escape(k), out, re.M)
+        if m:
+            lat[key] = float(m.group(1))
+    # Histogram lines: "   1.234 |*****   12" (value in ms, count).
+    hist = [(float(v), int(c)) for v, c in re.findall(r"^\s+([\d.]+)\s+\|\*?[* ]*\s(\d+)\s*$", out, re.M)]
+    n = sum(c for _, c in hist)
+    if n:
+        for p in (50, 90, 95, 99, 99.9):
+            want, acc = n * p / 100.0, 0
+            for v, c in hist:
+                acc += c
+                if acc >= want:
+                    lat["p%g" % p] = v
+                    break
+        r["histogram_ms"] = hist
+    r["latency_ms"] = lat
+    return r
+
+
+def status_delta(b, a):
+    out = {}
+    for k in STATUS_KEYS:
+        if k in GAUGES or k not in a:
+            continue
+        x, y = num(b.get(k)), num(a.get(k))
+        if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+            out[k] = y - x
+    return out
+
+
+def num(v):
+    if v is None:
+        return None
+    try:
+        return int(v)
+    except ValueError:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+
+def read_diskstat(dev):
+    f = readf("/sys/block/%s/stat" % dev).split()
+    return {k: int(f[i]) for i, k in enumerate(DISKSTAT) if i < len(f)}
+
+
+def read_procstat():
+    with open("/proc/stat") as f:
+        first = f.readline().split()
+    return {k: int(first[i + 1]) for i, k in enumerate(PROCSTAT)}
+
+
+def read_pidstat(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        s = f.read()
+    rest = s[s.rindex(")") + 2:].split()
+    return int(rest[11]), int(rest[12])  # utime, stime (fields 14, 15)
+
+
+def read_loadavg():
+    return [float(x) for x in readf("/proc/loadavg").split()[:3]]
+
+
+def read_cgroup(cg, dev):
+    out = {}
+    for fname, pre in (("blkio.throttle.io_serviced", "ios_"), ("blkio.throttle.io_service_bytes", "bytes_")):
+        for line in readf(os.path.join(cg, fname)).splitlines():
+            f = line.split()
+            if len(f) == 3 and f[0] == dev:
+                out[pre + f[1].lower()] = int(f[2])
+    return out
+
+
+def readf(p):
+    try:
+        with open(p) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def backing_device(path):
+    """The whole block device (name, (major, minor)) under path's filesystem."""
+    st = os.stat(path)
+    maj, mn = os.major(st.st_dev), os.minor(st.st_dev)
+    sysdev = os.path.realpath("/sys/dev/block/%d:%d" % (maj, mn))
+    if not os.path.exists(sysdev):
+        raise SystemExit("no block device behind %s (%d:%d): not a disk filesystem" % (path, maj, mn))
+    if os.path.exists(os.path.join(sysdev, "partition")):
+        sysdev = os.path.dirname(sysdev)
+    name = os.path.basename(sysdev)
+    maj, mn = (int(x) for x in readf(os.path.join(sysdev, "dev")).split(":"))
+    return name, (maj, mn)
+
+
+def fs_info(path):
+    st = os.stat(path)
+    want = "%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    info = {}
+    for line in readf("/proc/self/mountinfo").splitlines():
+        f = line.split()
+        if f[2] == want and path.startswith(f[4]) and len(f[4]) >= len(info.get("mount_point", "")):
+            sep = f.index("-")
+            info = {"mount_point": f[4], "mount_options": f[5], "fstype": f[sep + 1],
+                    "super_options": f[sep + 3] if len(f) > sep + 3 else ""}
+    dev = os.path.basename(os.path.realpath("/sys/dev/block/" + want))
+    info["ext4_journal"] = os.path.isdir("/proc/fs/jbd2") and any(
+        d.startswith(dev) for d in os.listdir("/proc/fs/jbd2"))
+    return info
+
+
+def machine_info(dev):
+    cpu = ""
+    for line in readf("/proc/cpuinfo").splitlines():
+        if line.startswith("model name"):
+            cpu = line.split(":", 1)[1].strip()
+            break
+    mem = readf("/proc/meminfo").splitlines()[0]
+    return {"nproc": os.cpu_count(), "cpu_model": cpu, "mem": mem, "kernel": os.uname().release,
+            "os": readf("/etc/debian_version")}
+
+
+def versions():
+    def first(cmd):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            return (r.stdout or r.stderr).strip().splitlines()[0]
+        except (OSError, IndexError):
+            return ""
+    return {"mariadbd": first(["mariadbd", "--version"]), "sysbench": first(["sysbench", "--version"]),
+            "fio": first(["fio", "--version"]), "python": sys.version.split()[0]}
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def tail(p, n=30):
+    return "\n".join(readf(p).splitlines()[-n:])
+
+
+def utc(t):
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def write_atomic(path, text):
+    d = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def install():
+    need = [p for p, exe in (("mariadb-server", "mariadbd"), ("mariadb-client", "mariadb"),
+                             ("sysbench", "sysbench"), ("fio", "fio")) if shutil.which(exe) is None]
+    if not need:
+        return
+    log("apt-get install %s" % " ".join(need))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=True, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + need, check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+
+
+def size_arg(s):
+    m = re.fullmatch(r"(\d+)([KMG]?)", s)
+    if not m:
+        raise argparse.ArgumentTypeError("want a number with optional K, M or G suffix, got %r" % s)
+    return int(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30}[m.group(2)]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("-o", "--out", required=True, help="the JSON file to write (atomically)")
+    p.add_argument("--tables", type=int, default=10)
+    p.add_argument("--table-size", type=int, default=100000)
+    p.add_argument("--duration", type=int, default=20, help="measured seconds per run")
+    p.add_argument("--warmup", type=int, default=3, help="unmeasured seconds of the same load before each run")
+    p.add_argument("--server-warmup", type=int, default=10, help="unmeasured seconds after each server start")
+    p.add_argument("--threads", default="1,16", help="comma-separated sysbench thread counts")
+    p.add_argument("--settings", default="all",
+                   help="comma list of off:FLUSH and on:SYNC_BINLOG:FLUSH, or 'all' (default)")
+    p.add_argument("--repeat", type=int, default=2, help="passes over the matrix; odd passes run it in reverse")
+    p.add_argument("--buffer-pool", default="1G", help="innodb_buffer_pool_size")
+    p.add_argument("--redo", default="96M", help="innodb_log_file_size (MariaDB default 96M)")
+    p.add_argument("--monitor", default="", help="innodb_monitor_enable (e.g. module_buffer)")
+    p.add_argument("--cnf", action="append", default=[], help="extra my.cnf [mysqld] line (repeatable)")
+    p.add_argument("--sample-interval", type=float, default=0, help="seconds between gauge samples (0 = none)")
+    p.add_argument("--write-bps", type=size_arg, default=0, help="cgroup-v1 blkio write bytes/s cap")
+    p.add_argument("--write-iops", type=int, default=0, help="cgroup-v1 blkio write IOPS cap")
+    p.add_argument("--read-bps", type=size_arg, default=0, help="cgroup-v1 blkio read bytes/s cap")
+    p.add_argument("--read-iops", type=int, default=0, help="cgroup-v1 blkio read IOPS cap")
+    p.add_argument("--caps", default="", help="matrix of blkio caps BPS:IOPS (read and write each), e.g. 120M:15000,54M:6750")
+    p.add_argument("--workdir", default="", help="parent of the temporary data directory (default $TMPDIR)")
+    p.add_argument("--port", type=int, default=0, help="loopback TCP port (default: a free one)")
+    p.add_argument("--keep", action="store_true", help="keep the data directory (debugging)")
+    p.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")
+    a = p.parse_args()
+    if os.geteuid() != 0:
+        raise SystemExit("run as root: it installs packages, reads /proc of mariadbd and uses cgroups")
+    if not a.no_install:
+        install()
+    Harness(a).run()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+package stats
+
+import (
+	"math"
+	"testing"
+
+	"simrun/sim"
+)
+
+// noise returns n draws of a stationary AR(1) process with mean mu,
+// autocorrelation phi and innovations of standard deviation sigma.
+func noise(s *sim.Stream, n int, mu, phi, sigma float64) []float64 {
+	xs := make([]float64, n)
+	e := 0.0
+	for i := range xs {
+		// Box-Muller from the stream: a normal innovation.
+		u1, u2 := s.OpenFloat64(), s.Float64()
+		g := math.Sqrt(-2*math.Log(u1)) * math.Cos(2*math.Pi*u2)
+		e = phi*e + sigma*g
+		xs[i] = mu + e
+	}
+	return xs
+}
+
+func TestMSER5(t *testing.T) {
+	s := sim.NewStream(7, "mser")
+	tests := []struct {
+		reason   string
+		xs       []float64
+		min, max int // accepted truncation, in observations
+		ok       bool
+	}{
+		{
+			// A start-up transient 100·e^(-t/20) over a mean of 1000: it is
+			// below the noise's standard error after about 5 time constants.
+			reason: "exponential transient, time constant 20",
+			xs: func() []float64 {
+				xs := noise(s, 1000, 1000, 0.3, 5)
+				for i := range xs {
+					xs[i] -= 100 * math.Exp(-float64(i)/20)
+				}
+				return xs
+			}(),
+			min: 40, max: 160, ok: true,
+		},
+		{reason: "stationary from the start", xs: noise(s, 1000, 50, 0.5, 1), min: 0, max: 100, ok: true},
+		{
+			reason: "a ramp that never settles",
+			xs: func() []float64 {
+				xs := noise(s, 400, 0, 0.2, 1)
+				for i := range xs {
+					xs[i] += float64(i)
+				}
+				return xs
+			}(),
+			min: 200, max: 400, ok: false,
+		},
+		{reason: "too short to judge", xs: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, min: 0, max: 0, ok: false},
+	}
+	for _, tc := range tests {
+		d, ok := MSER5(tc.xs)
+		t.Logf("%s: %d %v", tc.reason, d, ok)
+		if ok != tc.ok || d < tc.min || d > tc.max || d%MSERBatch != 0 {
+			t.Errorf("%s: MSER5 = %d, %v; want %d..%d, %v", tc.reason, d, ok, tc.min, tc.max, tc.ok)
+		}
+	}
+}
+
+// TestBatchMeansCoverage: over many AR(1) runs with a known mean, the 95 %
+// batch-means interval covers the mean about 95 % of the time, while the
+// naive interval that treats observations as independent covers it far
+// less often.
+func TestBatchMeansCoverage(t *testing.T) {
+	s := sim.NewStream(11, "batch")
+	const trials, mu = 400, 10.0
+	covered, naive := 0, 0
+	for i := 0; i < trials; i++ {
+		xs := noise(s, 4000, mu, 0.9, 1)
+		m, h, k := BatchMeans(xs, 20)
+		if k != 20 {
+			t.Fatalf("batches = %d", k)
+		}
+		if math.Abs(m-mu) <= h {
+			covered++
+		}
+		nm, nh, _ := BatchMeans(xs, len(xs)/2) // batches of two: nearly the naive interval
+		if math.Abs(nm-mu) <= nh {
+			naive++
+		}
+	}
+	if c := float64(covered) / trials; c < 0.91 || c > 0.99 {
+		t.Errorf("batch-means coverage %.3f, want about 0.95", c)
+	}
+	if c := float64(naive) / trials; c > 0.8 {
+		t.Errorf("naive coverage %.3f: expected well below 0.95 for phi = 0.9", c)
+	}
+}
+
+func TestBatchMeansShort(t *testing.T) {
+	if m, h, k := BatchMeans([]float64{1, 2, 3}, 20); m != 2 || !math.IsNaN(h) || k != 0 {
+		t.Errorf("BatchMeans of 3 points = %v, %v, %d; want 2, NaN, 0", m, h, k)
+	}
+}
