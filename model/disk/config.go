@@ -47,7 +47,7 @@ type Config struct {
 	NCQ               bool      `toml:"ncq" doc:"native command queuing: the drive tracks the platter's angle and serves, among the queued host I/Os and among the cached writes it destages, the one with the shortest positioning time (seek + rotation) next, instead of the oldest / the nearest by seek (hdd only)"`
 	FileSpacing       sim.Bytes `toml:"file_spacing" unit:"bytes" doc:"files of one directory on a fresh filesystem: file n starts at n x file_spacing on the platter (hdd only; 0 = files spread over the whole platter)"`
 	ReadsFirst        bool      `toml:"reads_first" doc:"the block layer's I/O scheduler (CFQ, the Linux default 2.6.18-2.6.32) dispatches queued reads, which a thread waits for, ahead of queued writes, which it does not"`
-	Barriers          string    `toml:"barriers" enum:"on|off" doc:"filesystem write barriers: on (ext4 default) makes fsync flush the drive's write cache; off (ext3 default until 2.6.28 era distributions) makes it return once the data is in the cache"`
+	Barriers          string    `toml:"barriers" doc:"filesystem write barriers, on or off (empty = on): on (ext4 default) makes fsync flush the drive's write cache; off (ext3 default until 2.6.28 era distributions) makes it return once the data is in the cache"`
 
 	// Credits is a gp2-style burst-credit bucket (optional).
 	Credits Credits `toml:"credits" doc:"optional burst-credit bucket (AWS gp2 style); balance = 0 turns it off"`
