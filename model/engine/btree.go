@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
 
 // PageUsable is the room for records in a 16 KiB index page: 16,384 bytes
 // less the file header and trailer (38 + 8), the page header (56) and the
@@ -244,27 +247,13 @@ func (r *RandIndex) RecordBytes() int { return r.rec }
 
 // Find returns the leaf whose range holds key.
 func (r *RandIndex) Find(key uint64) LeafRef {
-	ni := search(len(r.nodes), func(i int) bool { return r.nodes[i].lo > key }) - 1
+	ni := sort.Search(len(r.nodes), func(i int) bool { return r.nodes[i].lo > key }) - 1
 	nd := &r.nodes[ni]
-	li := search(len(nd.leaves), func(i int) bool { return nd.leaves[i].lo > key }) - 1
+	li := sort.Search(len(nd.leaves), func(i int) bool { return nd.leaves[i].lo > key }) - 1
 	if li < 0 {
 		li = 0
 	}
 	return LeafRef{Node: ni, Leaf: li, Page: nd.leaves[li].page, NodePage: nd.page, RootPage: r.root[ni*len(r.root)/len(r.nodes)]}
-}
-
-// search is sort.Search without the closure's allocation concerns.
-func search(n int, f func(int) bool) int {
-	lo, hi := 0, n
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if !f(h) {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	return lo
 }
 
 // Count returns the records in the leaf ref names.

@@ -58,9 +58,10 @@ type step struct {
 	wl   func(*Config)
 }
 
-func run(t testing.TB, ec engine.Config, wc Config, limit time.Duration) (Result, *Loader) {
+// newLoader builds a loader on the 2008 disk.
+func newLoader(t testing.TB, ec engine.Config, wc Config, seed uint64) (*sim.Env, *Loader) {
 	t.Helper()
-	env := sim.New(1)
+	env := sim.New(seed)
 	vol, err := disk.New(env, hdd2008())
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,12 @@ func run(t testing.TB, ec engine.Config, wc Config, limit time.Duration) (Result
 	if err != nil {
 		t.Fatal(err)
 	}
+	return env, l
+}
+
+func run(t testing.TB, ec engine.Config, wc Config, limit time.Duration) (Result, *Loader) {
+	t.Helper()
+	env, l := newLoader(t, ec, wc, 1)
 	l.Start(nil)
 	env.RunWhile(func() bool { return !l.Done() && env.Now() < sim.At(limit) })
 	if l.Err() != nil {

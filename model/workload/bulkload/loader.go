@@ -3,6 +3,7 @@ package bulkload
 import (
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"simrun/model/commit"
@@ -287,7 +288,7 @@ const keyScale = float64(1 << 62)
 // rows, a later time uniform up to the end of the dump.
 func (l *Loader) genRow(i int64) row {
 	u := l.rng.Float64()
-	rank := search(len(l.cdf), func(k int) bool { return l.cdf[k] > u })
+	rank := sort.Search(len(l.cdf), func(k int) bool { return l.cdf[k] > u })
 	if rank >= len(l.cdf) {
 		rank = len(l.cdf) - 1
 	}
@@ -303,19 +304,6 @@ func (l *Loader) genRow(i int64) row {
 		r.part = min(int(tau*float64(l.cfg.Months)), l.cfg.Months-1)
 	}
 	return r
-}
-
-func search(n int, f func(int) bool) int {
-	lo, hi := 0, n
-	for lo < hi {
-		h := int(uint(lo+hi) >> 1)
-		if !f(h) {
-			lo = h + 1
-		} else {
-			hi = h
-		}
-	}
-	return lo
 }
 
 // NewPage allocates a page of the tablespace and makes it resident

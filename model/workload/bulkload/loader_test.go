@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"simrun/model/disk"
 	"simrun/sim"
 )
 
@@ -44,15 +43,7 @@ func TestLoaderProperties(t *testing.T) {
 			// The smallest pool the engine takes, so that the 250,000 rows (about
 			// 75 MB of indexes) do not fit in it.
 			ec.BufferPool.Size = 64 * sim.MiB
-			env := sim.New(7)
-			vol, err := disk.New(env, hdd2008())
-			if err != nil {
-				t.Fatal(err)
-			}
-			l, err := New(env, 2, vol, ec, wc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			env, l := newLoader(t, ec, wc, 7)
 			l.Start(nil)
 			n := 0
 			var bad error
@@ -121,12 +112,7 @@ func BenchmarkLoad(b *testing.B) {
 				wc := DefaultConfig()
 				wc.Rows = 200_000
 				s.wl(&wc)
-				env := sim.New(1)
-				vol, _ := disk.New(env, hdd2008())
-				l, err := New(env, 2, vol, ec, wc)
-				if err != nil {
-					b.Fatal(err)
-				}
+				env, l := newLoader(b, ec, wc, 1)
 				l.Start(nil)
 				env.RunWhile(func() bool { events++; return !l.Done() })
 				rows += wc.Rows
