@@ -21,10 +21,15 @@ import (
 // cut (the scheduler's wake-up preemption granularity is longer than a
 // query's CPU).
 //
+// That rule is the WakeFirst policy, NewCPU's. NewCPUWithPolicy can choose
+// Fair instead, a simplified EEVDF (Linux's fair class since 6.6): see
+// cpu_fair.go and docs/kernel.md.
+//
 // Time integrals are kept as in Station, so that utilisation and waits come
 // out exactly.
 type CPU struct {
 	env     *Env
+	policy  CPUPolicy
 	servers int
 	busy    int
 	slots   []cpuSlot
@@ -40,6 +45,8 @@ type CPU struct {
 	yieldCount  int64
 	wakes       int64
 	wakeWait    int64
+
+	fair cpuFair // the Fair policy's state
 }
 
 // cpuJob is a burst (segs, from segment k) or a wake (segs nil, service d).
@@ -50,6 +57,14 @@ type cpuJob struct {
 	done   func(any)
 	arg    any
 	queued Time
+
+	// Fair policy only.
+	th   *CPUThread    // whose lag the job carries, or nil
+	v    int64         // virtual runtime, ns (nice 0: one ns per ns run)
+	dl   int64         // virtual deadline, ns
+	seq  uint64        // arrival order, for ties
+	left time.Duration // CPU left in the current segment (or the wake)
+	ran  bool          // started once (counted in the statistics)
 }
 
 func (j *cpuJob) remaining() time.Duration {
@@ -71,13 +86,20 @@ type cpuSlot struct {
 	yieldAt Time
 	yieldK  int   // the segment the burst resumes at after the yield
 	yieldT  Timer // pending yield, if any
+	busy    bool  // Fair: running a thread
+	protect bool  // Fair: picked and not yet past its deadline (RUN_TO_PARITY)
 }
 
-// NewCPU returns n processors. It panics if n < 1.
+// NewCPU returns n processors under the WakeFirst policy. It panics if
+// n < 1.
 func NewCPU(env *Env, n int) *CPU {
 	if n < 1 {
 		panic(fmt.Sprintf("sim: CPU needs at least one processor, got %d", n))
 	}
+	return newCPU(env, n)
+}
+
+func newCPU(env *Env, n int) *CPU {
 	c := &CPU{env: env, servers: n, slots: make([]cpuSlot, n), idle: make([]int32, n)}
 	for i := range c.slots {
 		c.slots[i].index = int32(i)
@@ -96,12 +118,24 @@ func (c *CPU) Servers() int { return c.servers }
 func (c *CPU) Busy() int { return c.busy }
 
 // QueueLen returns the number of threads waiting for a processor.
-func (c *CPU) QueueLen() int { return c.woken.Len() + c.yielded.Len() + c.bursts.Len() }
+func (c *CPU) QueueLen() int {
+	return c.woken.Len() + c.yielded.Len() + c.bursts.Len() + c.fair.waiting
+}
+
+// Policy returns the scheduling policy.
+func (c *CPU) Policy() CPUPolicy { return c.policy }
 
 // Run queues a burst of the given segments; done(arg) runs when the last
 // one has executed. segs is read, not copied: the caller keeps it unchanged
-// until done. It panics on a negative segment.
+// until done. It panics on a negative segment. Under Fair the burst is an
+// anonymous thread, placed with no lag.
 func (c *CPU) Run(segs []time.Duration, done func(any), arg any) {
+	c.RunAs(nil, segs, done, arg)
+}
+
+// RunAs is Run for thread th, whose lag under Fair it carries and updates
+// (WakeFirst ignores th). th may be nil.
+func (c *CPU) RunAs(th *CPUThread, segs []time.Duration, done func(any), arg any) {
 	for _, s := range segs {
 		if s < 0 {
 			panic(fmt.Sprintf("sim: negative CPU segment %v", s))
@@ -110,20 +144,31 @@ func (c *CPU) Run(segs []time.Duration, done func(any), arg any) {
 	if segs == nil {
 		segs = []time.Duration{}
 	}
-	c.submit(cpuJob{segs: segs, done: done, arg: arg, queued: c.env.now})
+	c.submit(cpuJob{segs: segs, done: done, arg: arg, queued: c.env.now, th: th})
 }
 
 // Wake queues a woken thread's continuation of d; done(arg) runs when it
-// has executed. It panics if d is negative.
+// has executed. It panics if d is negative. Under Fair the thread is
+// anonymous, placed with no lag.
 func (c *CPU) Wake(d time.Duration, done func(any), arg any) {
+	c.WakeAs(nil, d, done, arg)
+}
+
+// WakeAs is Wake for thread th, whose lag under Fair it carries and updates
+// (WakeFirst ignores th). th may be nil.
+func (c *CPU) WakeAs(th *CPUThread, d time.Duration, done func(any), arg any) {
 	if d < 0 {
 		panic(fmt.Sprintf("sim: negative CPU time %v", d))
 	}
 	c.wakes++
-	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now})
+	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, th: th})
 }
 
 func (c *CPU) submit(j cpuJob) {
+	if c.policy == Fair {
+		c.fairSubmit(j)
+		return
+	}
 	c.account()
 	c.arrived++
 	if c.busy < c.servers {
@@ -208,6 +253,10 @@ func (c *CPU) onYield(a any) {
 
 func (c *CPU) onFinish(a any) {
 	s := a.(*cpuSlot)
+	if c.policy == Fair {
+		c.fairEvent(s)
+		return
+	}
 	done, arg := s.done, s.arg
 	if c.env.Scheduled(s.yieldT) {
 		c.env.Cancel(s.yieldT)
@@ -257,7 +306,7 @@ func (c *CPU) account() { c.serverStats.account(c.env.now, c.busy, c.QueueLen())
 func (c *CPU) ResetStats() {
 	c.account()
 	c.reset(c.env.now, c.QueueLen())
-	c.yieldCount, c.wakes, c.wakeWait = 0, 0, 0
+	c.yieldCount, c.wakes, c.wakeWait, c.fair.preempts = 0, 0, 0, 0
 }
 
 // CPUStats summarises a CPU since its last ResetStats.
@@ -266,12 +315,14 @@ type CPUStats struct {
 	Wakes        int64         // continuations of woken threads
 	MeanWakeWait time.Duration // mean wait of a woken thread for a processor
 	Yields       int64         // bursts that yielded at a segment boundary
+	Preemptions  int64         // Fair: threads cut mid-segment (wake-up or slice end)
 }
 
 // Stats returns the CPU's statistics up to now.
 func (c *CPU) Stats() CPUStats {
 	c.account()
-	st := CPUStats{StationStats: c.summary(c.env.now, c.servers), Wakes: c.wakes, Yields: c.yieldCount}
+	st := CPUStats{StationStats: c.summary(c.env.now, c.servers), Wakes: c.wakes, Yields: c.yieldCount,
+		Preemptions: c.fair.preempts}
 	if c.wakes > 0 {
 		st.MeanWakeWait = time.Duration(c.wakeWait / c.wakes)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -115,58 +116,86 @@ func TestCPUBurstsAreAStation(t *testing.T) {
 }
 
 // TestCPUConservation: under a random mix of bursts and wakes every job
-// completes once, no later than its arrival plus the whole backlog, the
-// processors are busy exactly the CPU submitted, and never more than n.
+// completes once, the processors are busy exactly the CPU submitted, never more than n, and
+// none idles while a thread waits. Under Fair, threads with a lag come and
+// go and never keep more than the lag limit.
 func TestCPUConservation(t *testing.T) {
-	for _, n := range []int{1, 2, 4} {
-		env := New(uint64(n))
-		r := env.Stream("mix")
-		cpu := NewCPU(env, n)
-		var submitted, completed int
-		var work time.Duration
-		for i := 0; i < 5000; i++ {
-			at := Time(r.Uint64N(uint64(200 * time.Millisecond)))
-			wake := r.IntN(3) == 0
-			var segs []time.Duration
-			k := 1 + r.IntN(6)
-			for j := 0; j < k; j++ {
-				segs = append(segs, time.Duration(1+r.Uint64N(uint64(60*us))))
-			}
-			d := segs[0]
-			for _, s := range segs[1:] {
-				if !wake {
-					d += s
-				}
-			}
-			work += d
-			submitted++
-			env.At(at, func() {
-				done := func(any) {
-					completed++
-					if b := cpu.Busy(); b > n {
-						t.Fatalf("%d processors busy of %d", b, n)
-					}
-				}
-				if wake {
-					cpu.Wake(d, done, nil)
-				} else {
-					cpu.Run(segs, done, nil)
-				}
+	for _, policy := range []CPUPolicy{WakeFirst, Fair} {
+		for _, n := range []int{1, 2, 4} {
+			t.Run(fmt.Sprintf("%v/n=%d", policy, n), func(t *testing.T) {
+				checkConservation(t, policy, n)
 			})
 		}
-		cpu.ResetStats()
-		env.Run()
-		st := cpu.Stats()
-		if completed != submitted {
-			t.Fatalf("n=%d: %d of %d jobs completed", n, completed, submitted)
+	}
+}
+
+func checkConservation(t *testing.T, policy CPUPolicy, n int) {
+	env := New(uint64(n))
+	r := env.Stream("mix")
+	cfg := CPUConfig{Policy: policy, Fair: DefaultFairConfig()}
+	cpu, err := NewCPUWithPolicy(env, n, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := cfg.Fair.LagLimit(n)
+	threads := make([]CPUThread, 5000)
+	var submitted, completed int
+	var work time.Duration
+	for i := 0; i < 5000; i++ {
+		at := Time(r.Uint64N(uint64(200 * time.Millisecond)))
+		wake := r.IntN(3) == 0
+		var th *CPUThread
+		if r.IntN(2) == 0 {
+			th = &threads[i]
 		}
-		busy := time.Duration(st.MeanBusy * float64(st.Elapsed))
-		if diff := busy - work; diff < -time.Microsecond || diff > time.Microsecond {
-			t.Errorf("n=%d: busy %v, submitted CPU %v", n, busy, work)
+		var segs []time.Duration
+		k := 1 + r.IntN(6)
+		for j := 0; j < k; j++ {
+			segs = append(segs, time.Duration(1+r.Uint64N(uint64(60*us))))
 		}
-		if st.Utilization > 1 {
-			t.Errorf("n=%d: utilisation %v > 1", n, st.Utilization)
+		d := segs[0]
+		for _, s := range segs[1:] {
+			if !wake {
+				d += s
+			}
 		}
+		work += d
+		submitted++
+		env.At(at, func() {
+			done := func(any) {
+				completed++
+				if b := cpu.Busy(); b > n {
+					t.Fatalf("%d processors busy of %d", b, n)
+				}
+				if cpu.QueueLen() > 0 && cpu.Busy() < n {
+					t.Fatalf("%d threads wait with %d of %d processors busy", cpu.QueueLen(), cpu.Busy(), n)
+				}
+				if th != nil && (th.Lag() > limit || th.Lag() < -limit) {
+					t.Fatalf("thread left with lag %v, limit %v", th.Lag(), limit)
+				}
+			}
+			if wake {
+				cpu.WakeAs(th, d, done, nil)
+			} else {
+				cpu.RunAs(th, segs, done, nil)
+			}
+		})
+	}
+	cpu.ResetStats()
+	env.Run()
+	st := cpu.Stats()
+	if completed != submitted {
+		t.Fatalf("%d of %d jobs completed", completed, submitted)
+	}
+	busy := time.Duration(st.MeanBusy * float64(st.Elapsed))
+	if diff := busy - work; diff < -time.Microsecond || diff > time.Microsecond {
+		t.Errorf("busy %v, submitted CPU %v", busy, work)
+	}
+	if st.Utilization > 1 {
+		t.Errorf("utilisation %v > 1", st.Utilization)
+	}
+	if cpu.Busy() != 0 || cpu.QueueLen() != 0 {
+		t.Errorf("busy %d queued %d after the run", cpu.Busy(), cpu.QueueLen())
 	}
 }
 

@@ -40,7 +40,10 @@
 //
 // [Station] is a k-server FIFO queue (device channels, worker pools);
 // [CPU] is a machine's processors shared by threads: bursts of query CPU
-// that yield at query boundaries to threads waking from a sleep;
+// that yield at query boundaries to threads waking from a sleep (WakeFirst),
+// or, chosen with [NewCPUWithPolicy], shared as Linux's EEVDF shares them
+// (Fair: placement by lag, earliest eligible deadline, preemption only past
+// a thread's share or slice);
 // [TokenBucket] is an exact integer rate limiter (IOPS and byte caps) that
 // can say when the next tokens are due; [WaitQueue] is a FIFO of parked
 // callbacks with wake-ups; [Latch] releases its waiters when a count reaches

@@ -1,0 +1,503 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// CPUPolicy is the rule by which a CPU gives its processors to threads.
+type CPUPolicy int
+
+const (
+	// WakeFirst gives a woken thread strict priority: a free processor, or
+	// else the next segment boundary of a running burst (NewCPU's rule).
+	WakeFirst CPUPolicy = iota
+	// Fair places every thread that becomes runnable by its lag and runs
+	// the eligible thread with the earliest virtual deadline, as Linux's
+	// EEVDF does (kernel/sched/fair.c since 6.6); a wake-up preempts only
+	// a thread that has run past its fair share.
+	Fair
+)
+
+func (p CPUPolicy) String() string {
+	switch p {
+	case WakeFirst:
+		return "wake_first"
+	case Fair:
+		return "fair"
+	}
+	return fmt.Sprintf("CPUPolicy(%d)", int(p))
+}
+
+// SliceScaling is sysctl_sched_tunable_scaling: how the kernel scales its
+// base slice with the number of CPUs (at most 8 are counted).
+type SliceScaling int
+
+const (
+	ScaleLog    SliceScaling = iota // factor 1 + ilog2(cpus): the kernel's default
+	ScaleNone                       // factor 1
+	ScaleLinear                     // factor cpus
+)
+
+func (s SliceScaling) String() string {
+	switch s {
+	case ScaleLog:
+		return "log"
+	case ScaleNone:
+		return "none"
+	case ScaleLinear:
+		return "linear"
+	}
+	return fmt.Sprintf("SliceScaling(%d)", int(s))
+}
+
+// FairConfig holds the Fair policy's parameters, named after the kernel's.
+type FairConfig struct {
+	// BaseSlice is normalized_sysctl_sched_base_slice: the virtual time a
+	// thread may run before its deadline, before scaling (0.75 ms).
+	BaseSlice time.Duration
+	// Scaling is sysctl_sched_tunable_scaling (log).
+	Scaling SliceScaling
+	// Tick is TICK_NSEC = 1 s / CONFIG_HZ; it floors the lag limit
+	// (Debian's kernels: HZ = 250, 4 ms).
+	Tick time.Duration
+}
+
+// DefaultFairConfig returns the kernel's defaults.
+func DefaultFairConfig() FairConfig {
+	return FairConfig{BaseSlice: 750 * time.Microsecond, Scaling: ScaleLog, Tick: 4 * time.Millisecond}
+}
+
+// Validate reports every parameter out of range.
+func (f FairConfig) Validate() error {
+	var errs []error
+	if f.BaseSlice < time.Microsecond || f.BaseSlice > time.Second {
+		errs = append(errs, fmt.Errorf("base_slice: must be in [1us, 1s], got %v", f.BaseSlice))
+	}
+	if f.Scaling < ScaleLog || f.Scaling > ScaleLinear {
+		errs = append(errs, fmt.Errorf("scaling: must be log, none or linear, got %v", f.Scaling))
+	}
+	if f.Tick < time.Millisecond || f.Tick > 10*time.Millisecond {
+		errs = append(errs, fmt.Errorf("tick: must be in [1ms, 10ms] (CONFIG_HZ 1000..100), got %v", f.Tick))
+	}
+	return errors.Join(errs...)
+}
+
+// Slice returns the base slice scaled for n processors (update_sysctl:
+// sysctl_sched_base_slice = factor * normalized_sysctl_sched_base_slice).
+func (f FairConfig) Slice(n int) time.Duration {
+	cpus := min(max(n, 1), 8)
+	factor := 1
+	switch f.Scaling {
+	case ScaleLog:
+		factor = bits.Len(uint(cpus)) // 1 + ilog2(cpus)
+	case ScaleLinear:
+		factor = cpus
+	}
+	return time.Duration(factor) * f.BaseSlice
+}
+
+// LagLimit returns the largest lag a thread keeps when it leaves the
+// processors (update_entity_lag: max(2 slices, one tick)).
+func (f FairConfig) LagLimit(n int) time.Duration { return max(2*f.Slice(n), f.Tick) }
+
+// CPUConfig chooses a CPU's policy and the Fair policy's parameters
+// (ignored under WakeFirst).
+type CPUConfig struct {
+	Policy CPUPolicy
+	Fair   FairConfig
+}
+
+// Validate reports a policy or parameter out of range.
+func (c CPUConfig) Validate() error {
+	switch c.Policy {
+	case WakeFirst:
+		return nil
+	case Fair:
+		if err := c.Fair.Validate(); err != nil {
+			return fmt.Errorf("fair.%w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("policy: must be wake_first or fair, got %v", c.Policy)
+}
+
+// NewCPUWithPolicy returns n processors under cfg's policy, or an error
+// naming what is out of range.
+func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
+	if n < 1 {
+		return nil, fmt.Errorf("processors: must be at least 1, got %d", n)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	c := newCPU(env, n)
+	c.policy = cfg.Policy
+	if cfg.Policy == Fair {
+		c.fair.slice = int64(cfg.Fair.Slice(n))
+		c.fair.limit = int64(cfg.Fair.LagLimit(n))
+		c.fair.rqs = make([]cpuRQ, n)
+	}
+	return c, nil
+}
+
+// CPUThread is the scheduling state a thread keeps across its sleeps: under
+// Fair, the lag it left the processors with (se->vlag), which places it
+// when it wakes. The zero value is a thread with no lag. A thread has at
+// most one job on a CPU at a time.
+type CPUThread struct {
+	vlag int64 // ns of virtual time owed to the thread (> 0) or by it
+}
+
+// Lag returns the lag the thread last left the processors with.
+func (t *CPUThread) Lag() time.Duration { return time.Duration(t.vlag) }
+
+// cpuFair is the Fair policy's state: a runqueue per processor.
+type cpuFair struct {
+	slice, limit int64 // ns
+	rqs          []cpuRQ
+	seq          uint64
+	preempts     int64
+	waiting      int // threads waiting on all runqueues
+}
+
+// cpuRQ is one processor's runqueue (struct cfs_rq): its waiting threads
+// and the sum of its runnable threads' vruntimes, so that their average
+// (avg_vruntime) is exact.
+type cpuRQ struct {
+	wait   []cpuJob
+	vsum   int64 // sum of the runnable threads' vruntimes at vtime
+	vtime  Time
+	nrun   int64 // runnable threads: the running one + the waiting ones
+	vfloor int64 // the average when nothing is runnable
+}
+
+// advance brings vsum to now: the running thread's vruntime grows by the
+// time it ran (nice 0: weight 1024, so virtual time is real time).
+func (r *cpuRQ) advance(now Time, running bool) {
+	if running {
+		r.vsum += int64(now - r.vtime)
+	}
+	r.vtime = now
+}
+
+// avg is avg_vruntime, V: the mean vruntime of the runnable threads.
+func (r *cpuRQ) avg() int64 {
+	if r.nrun == 0 {
+		return r.vfloor
+	}
+	q := r.vsum / r.nrun
+	if r.vsum%r.nrun != 0 && r.vsum < 0 {
+		q-- // floor
+	}
+	return q
+}
+
+// eligible is entity_eligible: the thread has received no more than its
+// share, v <= V, compared without division.
+func (r *cpuRQ) eligible(v int64) bool { return v*r.nrun <= r.vsum }
+
+// pick is pick_eevdf over the waiting threads: the eligible one with the
+// earliest deadline, or if none is eligible the one with the least
+// vruntime (the kernel's fallback to the leftmost).
+func (r *cpuRQ) pick() int {
+	w := r.wait
+	best := -1
+	for i := range w {
+		if r.eligible(w[i].v) && (best < 0 || before(&w[i], &w[best])) {
+			best = i
+		}
+	}
+	if best >= 0 {
+		return best
+	}
+	for i := range w {
+		if best < 0 || w[i].v < w[best].v || w[i].v == w[best].v && w[i].seq < w[best].seq {
+			best = i
+		}
+	}
+	return best
+}
+
+// take removes the i-th waiting thread (ties are broken by seq, not by
+// place, so the order of the slice does not matter).
+func (r *cpuRQ) take(i int) cpuJob {
+	w := r.wait
+	j := w[i]
+	last := len(w) - 1
+	w[i] = w[last]
+	w[last] = cpuJob{}
+	r.wait = w[:last]
+	return j
+}
+
+// before orders threads by virtual deadline, then arrival.
+func before(a, b *cpuJob) bool { return a.dl < b.dl || a.dl == b.dl && a.seq < b.seq }
+
+func (c *CPU) clampLag(l int64) int64 { return min(max(l, -c.fair.limit), c.fair.limit) }
+
+// rq returns slot s's runqueue, brought to now.
+func (c *CPU) rq(s *cpuSlot) *cpuRQ {
+	r := &c.fair.rqs[s.index]
+	r.advance(c.env.now, s.busy)
+	return r
+}
+
+// enqueue is place_entity: v = V - lag, the lag scaled so that it is still
+// the thread's lag once the thread counts in V; the deadline one slice on.
+func (c *CPU) enqueue(r *cpuRQ, j *cpuJob, lag int64) {
+	if r.nrun > 0 {
+		lag = c.clampLag(lag) * (r.nrun + 1) / r.nrun
+	} else {
+		lag = 0
+	}
+	j.v = r.avg() - lag
+	j.dl = j.v + c.fair.slice
+	r.vsum += j.v
+	r.nrun++
+}
+
+// dequeue takes j out of r's sums and returns the lag it leaves with
+// (update_entity_lag).
+func (c *CPU) dequeue(r *cpuRQ, j *cpuJob) int64 {
+	lag := c.clampLag(r.avg() - j.v)
+	r.vsum -= j.v
+	r.nrun--
+	if r.nrun == 0 {
+		r.vfloor = j.v
+	}
+	return lag
+}
+
+func (c *CPU) fairSubmit(j cpuJob) {
+	f := &c.fair
+	c.account()
+	c.arrived++
+	j.seq = f.seq
+	f.seq++
+	j.left = j.d
+	if j.segs != nil {
+		j.left = 0
+		if len(j.segs) > 0 {
+			j.left = j.segs[0]
+		}
+	}
+	var lag int64
+	if j.th != nil {
+		lag = j.th.vlag
+	}
+	if c.busy < c.servers {
+		i := c.idle[len(c.idle)-1]
+		c.idle = c.idle[:len(c.idle)-1]
+		s := &c.slots[i]
+		c.enqueue(c.rq(s), &j, lag)
+		c.busy++
+		c.fairStart(s, j)
+		return
+	}
+	// No processor is idle: the runqueue with the fewest threads, as
+	// select_task_rq_fair and the load balancer keep them even.
+	t := 0
+	for k := range f.rqs {
+		if f.rqs[k].nrun < f.rqs[t].nrun {
+			t = k
+		}
+	}
+	s := &c.slots[t]
+	r := c.rq(s)
+	c.enqueue(r, &j, lag)
+	r.wait = append(r.wait, j)
+	f.waiting++
+	c.maxQueue = max(c.maxQueue, c.QueueLen())
+	if len(r.wait) == 1 { // the running thread's boundaries matter now
+		c.sync(s)
+		c.env.Cancel(s.end)
+		c.schedule(s)
+	}
+	c.wakeupPreempt(s, len(r.wait)-1)
+}
+
+// fairStart runs j on slot s (counted busy by the caller; j is in s's
+// runqueue sums) until its segment ends or its vruntime reaches its
+// deadline.
+func (c *CPU) fairStart(s *cpuSlot, j cpuJob) {
+	now := c.env.now
+	if !j.ran {
+		j.ran = true
+		c.started++
+		c.waitSum += int64(now - j.queued)
+		c.serviceSum += int64(j.remaining())
+		if j.segs == nil {
+			c.wakeWait += int64(now - j.queued)
+		}
+	}
+	if j.v >= j.dl { // update_deadline: the slice is used up
+		j.dl = j.v + c.fair.slice
+	}
+	c.resume(s, j, true)
+}
+
+// resume lets j run on s; protect says it has just been picked, so that a
+// wake-up cannot preempt it while it is eligible (RUN_TO_PARITY). With no
+// thread waiting on its runqueue it runs to the end of its job: a query
+// boundary or a slice end would change nothing but its deadline, which
+// sync works out if a thread comes.
+func (c *CPU) resume(s *cpuSlot, j cpuJob, protect bool) {
+	s.cpuJob = j
+	s.busy = true
+	s.start = c.env.now
+	s.protect = protect
+	c.schedule(s)
+}
+
+// schedule sets s's timer for its next event.
+func (c *CPU) schedule(s *cpuSlot) {
+	j := &s.cpuJob
+	d := j.left
+	if len(c.fair.rqs[s.index].wait) > 0 {
+		d = min(d, time.Duration(j.dl-j.v))
+	} else if j.segs != nil {
+		for _, seg := range j.segs[j.k+1:] {
+			d += seg
+		}
+	}
+	s.end = c.env.AfterArg(d, c.finish, s)
+}
+
+// sync brings the thread running on s to now, through the query
+// boundaries and slice ends it passed alone on its runqueue.
+func (c *CPU) sync(s *cpuSlot) {
+	j := &s.cpuJob
+	el := int64(c.env.now - s.start)
+	for el > int64(j.left) && j.segs != nil && j.k < len(j.segs)-1 {
+		el -= int64(j.left)
+		j.v += int64(j.left)
+		j.k++
+		j.left = j.segs[j.k]
+		j.dl = j.v + c.fair.slice // woken again, alone: no lag
+		s.protect = true
+	}
+	j.v += el
+	j.left -= time.Duration(el)
+	if sl := c.fair.slice; j.dl < j.v { // slices ended with no one waiting
+		j.dl += (j.v - j.dl + sl - 1) / sl * sl
+		s.protect = false
+	}
+	s.start = c.env.now
+}
+
+// stop takes the running thread off s, brought to now.
+func (c *CPU) stop(s *cpuSlot) cpuJob {
+	c.sync(s)
+	j := s.cpuJob
+	s.cpuJob = cpuJob{}
+	s.busy = false
+	return j
+}
+
+// switchTo puts cur, just stopped on s, back among r's waiting threads
+// and runs the i-th waiting one instead.
+func (c *CPU) switchTo(s *cpuSlot, r *cpuRQ, cur cpuJob, i int) {
+	j := r.take(i)
+	r.wait = append(r.wait, cur)
+	c.fairStart(s, j)
+}
+
+// wakeupPreempt is check_preempt_wakeup_fair for the i-th waiting thread
+// of s's runqueue, which just became runnable: it preempts only if it is
+// what pick_eevdf would run, and only a running thread it beats there: one
+// that has run past its share (ineligible), or, once the slice it was
+// picked with is over, one with a later deadline.
+func (c *CPU) wakeupPreempt(s *cpuSlot, i int) {
+	r := c.rq(s)
+	w := &r.wait[i]
+	if !s.busy || !r.eligible(w.v) || r.pick() != i {
+		return
+	}
+	c.sync(s)
+	if r.eligible(s.v) && (s.protect || !before(w, &s.cpuJob)) {
+		return
+	}
+	c.env.Cancel(s.end)
+	c.fair.preempts++
+	c.switchTo(s, r, c.stop(s), i)
+}
+
+// fairEvent: the thread on s reached the end of its segment or its
+// deadline.
+func (c *CPU) fairEvent(s *cpuSlot) {
+	f := &c.fair
+	c.account()
+	r := c.rq(s)
+	cur := c.stop(s)
+	if cur.left > 0 { // deadline reached: a new slice, and a pick
+		cur.dl = cur.v + f.slice
+		if len(r.wait) == 0 {
+			c.resume(s, cur, false)
+			return
+		}
+		i := r.pick()
+		if w := &r.wait[i]; r.eligible(cur.v) && (!r.eligible(w.v) || !before(w, &cur)) {
+			c.resume(s, cur, true)
+			return
+		}
+		f.preempts++
+		c.switchTo(s, r, cur, i)
+		return
+	}
+	if cur.segs != nil && cur.k < len(cur.segs)-1 {
+		// A query boundary: the thread blocks on its client and wakes at
+		// once on the same processor, placed by its lag with a new
+		// deadline; the processor goes to the pick of the waiting threads.
+		cur.k++
+		cur.left = cur.segs[cur.k]
+		c.enqueue(r, &cur, c.dequeue(r, &cur))
+		if len(r.wait) == 0 {
+			c.resume(s, cur, true)
+			return
+		}
+		c.yieldCount++
+		c.switchTo(s, r, cur, r.pick())
+		c.wakeupPreempt(s, len(r.wait)-1)
+		return
+	}
+	// The job is done: the thread leaves with its lag.
+	lag := c.dequeue(r, &cur)
+	if cur.th != nil {
+		cur.th.vlag = lag
+	}
+	c.completed++
+	switch {
+	case len(r.wait) > 0:
+		f.waiting--
+		c.fairStart(s, r.take(r.pick()))
+	case f.waiting > 0:
+		c.pull(s, r)
+	default:
+		c.busy--
+		c.idle = append(c.idle, s.index)
+	}
+	if cur.done != nil {
+		cur.done(cur.arg)
+	}
+}
+
+// pull is newidle balancing: a processor with nothing to run takes the
+// next thread of the runqueue with the most waiting, keeping its lag.
+func (c *CPU) pull(s *cpuSlot, r *cpuRQ) {
+	f := &c.fair
+	src := -1
+	for k := range f.rqs {
+		if n := len(f.rqs[k].wait); n > 0 && (src < 0 || n > len(f.rqs[src].wait)) {
+			src = k
+		}
+	}
+	sr := c.rq(&c.slots[src])
+	j := sr.take(sr.pick())
+	lag := c.dequeue(sr, &j)
+	f.waiting--
+	c.enqueue(r, &j, lag)
+	c.fairStart(s, j)
+}
