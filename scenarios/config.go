@@ -13,6 +13,7 @@ import (
 	"simrun/model/engine"
 	"simrun/model/fio"
 	"simrun/model/workload"
+	"simrun/model/workload/bulkload"
 	"simrun/sim"
 )
 
@@ -70,11 +71,12 @@ type Workload struct {
 	Demo     demo.Config       `toml:"demo" variant:"kind" doc:"M/M/c queue demo"`
 	Fio      fio.Config        `toml:"fio" variant:"kind" doc:"a fio job on the volume"`
 	Sysbench workload.Sysbench `toml:"sysbench" variant:"kind" doc:"sysbench 1.0 client threads against the database server"`
+	Bulkload bulkload.Config   `toml:"bulkload" variant:"kind" doc:"a MySQL 5.1 bulk load of a mysqldump file (the bulk-load study)"`
 }
 
 // DefaultWorkload has no kind: a scenario must choose one.
 func DefaultWorkload() Workload {
-	return Workload{Demo: demo.DefaultConfig(), Fio: fio.DefaultConfig(), Sysbench: workload.DefaultSysbench()}
+	return Workload{Demo: demo.DefaultConfig(), Fio: fio.DefaultConfig(), Sysbench: workload.DefaultSysbench(), Bulkload: bulkload.DefaultConfig()}
 }
 
 // Validate checks that kind names a registered runner. The chosen

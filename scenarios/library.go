@@ -16,7 +16,7 @@ import (
 // library/<section>/<name>.toml for named presets. To add a topic, add its
 // folder to this line.
 //
-//go:embed binlog demo disk replication tutorials library
+//go:embed binlog bulkload demo disk replication tutorials library
 var library embed.FS
 
 // BuiltinPrefix marks a path inside the built-in library.

@@ -49,6 +49,7 @@ var runners = []struct {
 	{"fio", runFio, []string{"volume"}},
 	{"sysbench", runSysbench, []string{"machine", "volume", "engine", "commit"}},
 	{"replication", runReplication, []string{"machine", "volume", "applier"}},
+	{"bulkload", runBulkload, []string{"machine", "volume", "engine", "commit"}},
 }
 
 // usesSection reports whether a workload kind's runner reads a top-level

@@ -50,6 +50,12 @@ func Tutorials() []Tutorial {
 			Scenario: "scenarios/tutorials/applier-hol.toml",
 			Kinds:    []plot.Kind{plot.Bar},
 		},
+		{
+			Slug:     "small-redo-log",
+			Title:    "Why a small redo log makes a load 4x slower",
+			Scenario: "scenarios/bulkload/redo-size.toml",
+			Kinds:    []plot.Kind{plot.Series},
+		},
 	}
 }
 

@@ -42,6 +42,13 @@ type Config struct {
 	SeekMax  sim.Duration `toml:"seek_max" unit:"duration" doc:"full-stroke seek time (hdd only)"`
 	Capacity sim.Bytes    `toml:"capacity" unit:"bytes" doc:"addressable size; seek distance is measured as a fraction of it (hdd only)"`
 
+	// HDD refinements (hdd.go); their zero values keep the behaviour above.
+	TransferRateInner sim.Rate  `toml:"transfer_rate_inner" unit:"bytes/s" doc:"zoned recording: media rate at the innermost track; the rate falls linearly from transfer_rate at address 0 to this at capacity (hdd only; 0 = one rate)"`
+	NCQ               bool      `toml:"ncq" doc:"native command queuing: the drive tracks the platter's angle and serves, among the queued host I/Os and among the cached writes it destages, the one with the shortest positioning time (seek + rotation) next, instead of the oldest / the nearest by seek (hdd only)"`
+	FileSpacing       sim.Bytes `toml:"file_spacing" unit:"bytes" doc:"files of one directory on a fresh filesystem: file n starts at n x file_spacing on the platter (hdd only; 0 = files spread over the whole platter)"`
+	ReadsFirst        bool      `toml:"reads_first" doc:"the block layer's I/O scheduler (CFQ, the Linux default 2.6.18-2.6.32) dispatches queued reads, which a thread waits for, ahead of queued writes, which it does not"`
+	Barriers          string    `toml:"barriers" doc:"filesystem write barriers, on or off (empty = on): on (ext4 default) makes fsync flush the drive's write cache; off (ext3 default until 2.6.28 era distributions) makes it return once the data is in the cache"`
+
 	// Credits is a gp2-style burst-credit bucket (optional).
 	Credits Credits `toml:"credits" doc:"optional burst-credit bucket (AWS gp2 style); balance = 0 turns it off"`
 }
@@ -141,6 +148,11 @@ func (c Config) Validate() error {
 	if c.Kind == "hdd" {
 		c.validateHDD(bad)
 	}
+	switch c.Barriers {
+	case "", "on", "off":
+	default:
+		bad("barriers: must be on or off, got %q", c.Barriers)
+	}
 	if c.Credits.Balance != 0 || c.Credits.BaselineIOPS != 0 {
 		if !(c.Credits.BaselineIOPS >= 1) || float64(c.Credits.BaselineIOPS) > float64(c.IOPSMax) {
 			bad("credits.baseline_iops: must be in [1, iops_max=%v], got %v", c.IOPSMax, c.Credits.BaselineIOPS)
@@ -158,6 +170,12 @@ func (c Config) validateHDD(bad func(string, ...any)) {
 	}
 	if c.Capacity < 1*sim.GB {
 		bad("capacity: must be >= 1GB for kind hdd, got %v", c.Capacity)
+	}
+	if c.TransferRateInner < 0 || c.TransferRateInner > c.TransferRate {
+		bad("transfer_rate_inner: must be in [0, transfer_rate=%v], got %v", c.TransferRate, c.TransferRateInner)
+	}
+	if c.FileSpacing < 0 || c.FileSpacing > c.Capacity {
+		bad("file_spacing: must be in [0, capacity=%v], got %v", c.Capacity, c.FileSpacing)
 	}
 	if c.SeekMin <= 0 {
 		bad("seek_min: must be > 0 for kind hdd, got %v", c.SeekMin)

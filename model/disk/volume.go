@@ -76,6 +76,7 @@ type ioNode struct {
 	off     int64
 	size    int64
 	addr    int64 // hdd: position on the platter in bytes
+	rot     int64 // hdd with ncq: ns into a revolution at which addr passes the head
 	queued  sim.Time
 	started sim.Time // when it took a device slot
 	target  uint64   // flush: cached writes it must see destaged
@@ -320,6 +321,9 @@ func (v *Volume) dispatch() {
 		if v.queue.Len() == 0 {
 			break
 		}
+		if v.cfg.ReadsFirst {
+			v.readToFront()
+		}
 		head := v.queue.Front()
 		ops := v.opsOf(head.size)
 		t, why := v.iops.ReadyAt(now, ops), boundIOPS
@@ -379,7 +383,7 @@ func (v *Volume) start(n *ioNode, now sim.Time) {
 	hdd := v.cfg.Kind == "hdd"
 	switch {
 	case n.op == Flush:
-		if !v.cfg.WriteCache || v.destaged >= v.acked {
+		if !v.cfg.WriteCache || v.destaged >= v.acked || v.cfg.Barriers == "off" {
 			v.env.AfterArg(sim.SampleDuration(v.flushDist, v.flushRNG), v.complete, n)
 			return
 		}
@@ -393,6 +397,7 @@ func (v *Volume) start(n *ioNode, now sim.Time) {
 		}
 	case hdd:
 		n.addr = v.address(n.file, n.off)
+		n.rot = v.angle(n.addr)
 		v.mediaPush(n)
 	default:
 		d := v.readDist
@@ -427,6 +432,7 @@ func (v *Volume) onAckCached(a any) {
 	d.target = v.acked
 	if v.cfg.Kind == "hdd" {
 		d.addr = v.address(n.file, n.off)
+		d.rot = v.angle(d.addr)
 	}
 	v.mediaPush(d)
 	v.onComplete(n)
@@ -461,24 +467,16 @@ const destageWindow = 32
 // full cache; destages in ack order, or on the hdd the nearest of the
 // oldest destageWindow.
 func (v *Volume) nextMediaJob() *ioNode {
+	if v.cfg.NCQ && v.cfg.Kind == "hdd" {
+		return v.ncqNext()
+	}
 	if v.media.Len() > 0 && (v.destageQ.Len() == 0 || v.cacheWait.Len() == 0) {
 		return v.media.Pop()
 	}
-	q := &v.destageQ
-	if v.cfg.Kind == "hdd" && q.Len() > 1 {
-		best, bestD := 0, int64(-1)
-		for i := 0; i < min(q.Len(), destageWindow); i++ {
-			d := q.At(i).addr - v.headPos
-			if d < 0 {
-				d = -d
-			}
-			if bestD < 0 || d < bestD {
-				best, bestD = i, d
-			}
-		}
-		q.Swap(0, best)
+	if v.cfg.Kind == "hdd" {
+		v.nearestFirst(&v.destageQ)
 	}
-	return q.Pop()
+	return v.destageQ.Pop()
 }
 
 // mediaNext starts the next media job: a mechanical hdd access, or a

@@ -449,3 +449,10 @@ func (r *Redo) resetStats() {
 	r.GroupSize.Reset()
 	r.startLSN = r.lsn
 }
+
+// SetPoints replaces the capacity, sync point and async point that New
+// computed with MariaDB's rule, for a server whose log_calc_max_ages
+// differs (MySQL 5.1; see LogMaxAges51).
+func (r *Redo) SetPoints(capacity, syncPoint, asyncPoint uint64) {
+	r.capacity, r.syncPoint, r.asyncPoint = capacity, syncPoint, asyncPoint
+}
