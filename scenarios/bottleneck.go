@@ -27,6 +27,15 @@ func Bottleneck(c *Case, m result.Metrics) *result.Bottleneck {
 	}
 	cpu, ok := metric(m, "cpu_util_pct")
 	add("cpu", "cpu_util_pct", cpu, ok)
+	// A bulk load is one loading thread on one serial disk: its own CPU
+	// share and the disk's busy time (a seek-bound HDD is busy long before
+	// any byte cap binds).
+	if el, ok := metric(m, "elapsed_s"); ok && el > 0 {
+		lc, ok := metric(m, "time_s.cpu")
+		add("loader_cpu", "time_s.cpu / elapsed_s", lc/el*100, ok)
+		busy, ok := metric(m, "io.util_pct")
+		add("volume_busy", "io.util_pct (device busy, one request at a time)", busy, ok)
+	}
 	if wk, ok := metric(m, "disk.write_kB_per_s"); ok {
 		rk, _ := metric(m, "disk.read_kB_per_s")
 		held, _ := metric(m, "disk.bw_cap_bound_pct")

@@ -25,6 +25,7 @@ import (
 
 // headlineMetrics are the default columns, those a result has, in order.
 var headlineMetrics = []string{
+	"elapsed_s", "rows_per_s", "misses_per_1000_rows",
 	"tps", "qps", "throughput_per_s", "applier.tps",
 	"write.iops", "read.iops", "write.bw_kB_per_s", "read.bw_kB_per_s",
 	"latency_ms.avg", "latency_ms.p95", "latency_ms.p99",
@@ -262,6 +263,17 @@ func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][
 			rows[i] = append(rows[i], result.FormatValue(c.Point[a.Key]))
 		}
 	}
+	// What binds each row, beside its name: it explains the numbers after it.
+	if len(opt.metrics) == 0 && hasBottleneck(doc) {
+		header = append(header, "bound")
+		for i, c := range doc.Cases {
+			cell := "-"
+			if b := c.Bottleneck; b != nil {
+				cell = fmt.Sprintf("%s %.0f%%", b.Resource, b.UtilPct)
+			}
+			rows[i] = append(rows[i], cell)
+		}
+	}
 	for _, col := range cols {
 		n := len(doc.Cases)
 		vals, cis, has := make([]float64, n), make([]float64, n), make([]bool, n)
@@ -309,6 +321,15 @@ func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][
 		}
 	}
 	return header, rows, hidden, err
+}
+
+func hasBottleneck(doc *result.Document) bool {
+	for _, c := range doc.Cases {
+		if c.Bottleneck != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func lastSegment(p string) string {
