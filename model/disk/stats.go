@@ -307,6 +307,7 @@ type Series struct {
 	WriteKBPerS []float64 `json:"write_kB_per_s"`
 	UtilPct     []float64 `json:"util_pct"`
 	WritesPerS  []float64 `json:"writes_per_s"`
+	AquSz       []float64 `json:"aqu_sz"` // mean I/Os queued or in flight
 }
 
 // Report returns the typed `disk` block.
@@ -326,8 +327,9 @@ func (v *Volume) Report() Metrics {
 	wkb := make([]float64, len(ivs))
 	util := make([]float64, len(ivs))
 	wps := make([]float64, len(ivs))
+	aqu := make([]float64, len(ivs))
 	for i, iv := range ivs {
-		wkb[i], util[i], wps[i] = iv.WriteKBPerS, iv.UtilPct, iv.WritesPerS
+		wkb[i], util[i], wps[i], aqu[i] = iv.WriteKBPerS, iv.UtilPct, iv.WritesPerS, iv.AquSz
 	}
 	return Metrics{
 		ReadsPerS:         io.ReadsPerS,
@@ -351,7 +353,7 @@ func (v *Volume) Report() Metrics {
 		WriteBytes:        io.WriteBytes,
 		WriteBytesBySrc:   bySrc,
 		ReadBytesBySource: readBySrc,
-		Series:            Series{IntervalS: v.st.sWrites.Width().Seconds(), WriteKBPerS: wkb, UtilPct: util, WritesPerS: wps},
+		Series:            Series{IntervalS: v.st.sWrites.Width().Seconds(), WriteKBPerS: wkb, UtilPct: util, WritesPerS: wps, AquSz: aqu},
 	}
 }
 

@@ -73,6 +73,7 @@ type Engine struct {
 	sampleCB      func(any)
 	samplePeriod  time.Duration
 	flushedSeries *stats.Series
+	ageSeries     *stats.GaugeSeries // checkpoint age, bytes, held between samples
 
 	rec *trace.Recorder // nil unless tracing
 }
@@ -126,6 +127,7 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 	e.samplePeriod = 100 * time.Millisecond
 	e.sampleCB = e.onSample
 	e.flushedSeries = stats.NewSeries(time.Second, 3600)
+	e.ageSeries = stats.NewGaugeSeries(time.Second, 3600)
 	return e, nil
 }
 
@@ -574,6 +576,7 @@ func (e *Engine) onSample(any) {
 	age := r.lsn - r.checkpoint
 	e.ageHist.Record(int64(age))
 	e.ageMax = max(e.ageMax, age)
+	e.ageSeries.Set(e.env.Now()-e.cl.resetAt, float64(age))
 	e.dirtyHist.Record(int64(e.BP.dirty))
 	if e.rec != nil {
 		now := e.env.Now()
@@ -596,6 +599,8 @@ func (e *Engine) ResetStats() {
 		e.ibb.PageWrites, e.ibb.Bytes = 0, 0
 	}
 	e.flushedSeries = stats.NewSeries(time.Second, 3600)
+	e.ageSeries = stats.NewGaugeSeries(time.Second, 3600)
+	e.ageSeries.Set(0, float64(e.ageMax))
 	e.cl.resetAt = e.env.Now()
 }
 
@@ -603,54 +608,64 @@ func (e *Engine) ResetStats() {
 type Stats struct {
 	CheckpointAge    stats.HistogramSummary // bytes, sampled every 100 ms
 	CheckpointAgeMax uint64
-	DirtyPages       stats.HistogramSummary
-	Stalls           int64
-	PagesFlushed     int64
-	LRUWrites        int64
-	PageReads        int64
-	Checkpoints      int64
-	FlushAheadIters  int64
-	FuriousIters     int64
-	Hits, Misses     int64
-	BPFrames         int
-	DataPages        int
-	LSNBytes         uint64 // redo generated in the window
-	RedoDevBytes     int64
-	RedoSyncs        int64
-	RedoWrites       int64
-	RedoGroup        stats.HistogramSummary
-	Capacity         uint64
-	SyncPoint        uint64
-	AsyncPoint       uint64
+	// CheckpointAgeSeries is the mean checkpoint age of each 1 s interval
+	// of the window (coarsened past an hour), bytes.
+	CheckpointAgeSeries []float64
+	DirtyPages          stats.HistogramSummary
+	Stalls              int64
+	PagesFlushed        int64
+	LRUWrites           int64
+	PageReads           int64
+	Checkpoints         int64
+	FlushAheadIters     int64
+	FuriousIters        int64
+	Hits, Misses        int64
+	BPFrames            int
+	DataPages           int
+	LSNBytes            uint64 // redo generated in the window
+	RedoDevBytes        int64
+	RedoSyncs           int64
+	RedoWrites          int64
+	RedoGroup           stats.HistogramSummary
+	Capacity            uint64
+	SyncPoint           uint64
+	AsyncPoint          uint64
 }
 
 // Stats returns the statistics of the measured window.
 func (e *Engine) Stats() Stats {
 	r := e.Redo
 	c, s, a := r.Points()
+	e.ageSeries.Advance(e.env.Now() - e.cl.resetAt)
+	pts := e.ageSeries.Points()
+	ages := make([]float64, len(pts))
+	for i, p := range pts {
+		ages[i] = p.Mean
+	}
 	return Stats{
-		CheckpointAge:    e.ageHist.Summary(),
-		CheckpointAgeMax: e.ageMax,
-		DirtyPages:       e.dirtyHist.Summary(),
-		Stalls:           e.Stalls,
-		PagesFlushed:     e.PagesFlushed,
-		LRUWrites:        e.LRUWrites,
-		PageReads:        e.PageReads,
-		Checkpoints:      e.Checkpoints,
-		FlushAheadIters:  e.FlushAheadOn,
-		FuriousIters:     e.FuriousOn,
-		Hits:             e.BP.Hits,
-		Misses:           e.BP.Misses,
-		BPFrames:         e.BP.frames,
-		DataPages:        e.BP.npages,
-		LSNBytes:         r.lsn - r.startLSN,
-		RedoDevBytes:     r.DevBytes,
-		RedoSyncs:        r.Syncs,
-		RedoWrites:       r.Writes,
-		RedoGroup:        r.GroupSize.Summary(),
-		Capacity:         c,
-		SyncPoint:        s,
-		AsyncPoint:       a,
+		CheckpointAgeSeries: ages,
+		CheckpointAge:       e.ageHist.Summary(),
+		CheckpointAgeMax:    e.ageMax,
+		DirtyPages:          e.dirtyHist.Summary(),
+		Stalls:              e.Stalls,
+		PagesFlushed:        e.PagesFlushed,
+		LRUWrites:           e.LRUWrites,
+		PageReads:           e.PageReads,
+		Checkpoints:         e.Checkpoints,
+		FlushAheadIters:     e.FlushAheadOn,
+		FuriousIters:        e.FuriousOn,
+		Hits:                e.BP.Hits,
+		Misses:              e.BP.Misses,
+		BPFrames:            e.BP.frames,
+		DataPages:           e.BP.npages,
+		LSNBytes:            r.lsn - r.startLSN,
+		RedoDevBytes:        r.DevBytes,
+		RedoSyncs:           r.Syncs,
+		RedoWrites:          r.Writes,
+		RedoGroup:           r.GroupSize.Summary(),
+		Capacity:            c,
+		SyncPoint:           s,
+		AsyncPoint:          a,
 	}
 }
 

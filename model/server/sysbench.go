@@ -316,10 +316,21 @@ type BufferPool struct {
 	LRUWrites int64   `json:"lru_writes"`
 }
 
-// TPSSeries is the TPS per interval, like sysbench --report-interval.
+// TPSSeries is the TPS per interval, like sysbench --report-interval, and
+// the mean checkpoint age of each interval (MB = 10^6 bytes).
 type TPSSeries struct {
-	IntervalS float64   `json:"interval_s"`
-	TPS       []float64 `json:"tps"`
+	IntervalS       float64   `json:"interval_s"`
+	TPS             []float64 `json:"tps"`
+	CheckpointAgeMB []float64 `json:"checkpoint_age_MB"`
+}
+
+// ageMB converts checkpoint ages in bytes to MB (10^6 bytes).
+func ageMB(b []float64) []float64 {
+	out := make([]float64, len(b))
+	for i, v := range b {
+		out[i] = v / 1e6
+	}
+	return out
 }
 
 // Report returns the typed result of the measured window.
@@ -422,7 +433,7 @@ func (s *Sysbench) Report() Metrics {
 			Reads:     es.PageReads,
 			LRUWrites: es.LRUWrites,
 		},
-		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series},
+		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series, CheckpointAgeMB: ageMB(es.CheckpointAgeSeries)},
 		Disk:   dm,
 	}
 }
