@@ -5,6 +5,7 @@ const usage = `simrun — a deterministic simulator of storage and commit pipeli
 Usage:
   simrun run [FILE] [flags]          run each case of a scenario, print a table, JSON or CSV
   simrun sweep FILE --set K=V1,V2    run a grid over parameters (shardable)
+  simrun plan FILE --goal G --vary K=LO..HI  the smallest (or largest) value that meets the goals
   simrun merge PART.json...          join the partial results of a sharded sweep
   simrun explain [FILE] [flags]      show every resolved parameter, its unit and where it came from
   simrun validate FILE...            check scenario files without running them
