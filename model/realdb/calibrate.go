@@ -84,7 +84,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	c.Notes = append(c.Notes, fc.Notes...)
 	c.Volume.Name = "realdb-" + d.Device.Name
 	if !d.Device.FS.Journal {
-		note("volume: %s holds %s without a journal; the model always commits a journal on an appending fsync (journal_write_size > 0): a known gap", d.Device.Name, d.Device.FS.Type)
+		c.Volume.Journal = disk.JournalNone
+		note("volume.journal = none: %s holds %s without a journal (a sync writes the inode block, then flushes)", d.Device.Name, d.Device.FS.Type)
 	}
 
 	// Each figure is the mean of the repeats.
