@@ -1,6 +1,7 @@
 package commit
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ type rig struct {
 	vol  *disk.Volume
 	eng  *engine.Engine
 	pipe *Pipeline
+	cpu  *sim.CPU
 	done int
 }
 
@@ -49,6 +51,12 @@ func newRig(t *testing.T, mode string, syncBinlog, trx int) *rig {
 // redo.initial_log).
 func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string) *rig {
 	t.Helper()
+	return newRigCPU(t, mode, syncBinlog, trx, initialLog, DefaultConfig().CPU.Sync)
+}
+
+// newRigCPU is newRigLog with commit.cpu.sync = syncCPU.
+func newRigCPU(t *testing.T, mode string, syncBinlog, trx int, initialLog string, syncCPU sim.Duration) *rig {
+	t.Helper()
 	env := sim.New(1)
 	vol, err := disk.New(env, disk.DefaultConfig())
 	if err != nil {
@@ -58,6 +66,7 @@ func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string
 	cfg.Redo.InitialLog = initialLog
 	cc := DefaultConfig()
 	cc.BinlogStorageEngine, cc.SyncBinlog, cc.FlushLogAtTrxCommit = BinlogMode(mode), syncBinlog, FlushPolicy(trx)
+	cc.CPU.Sync = syncCPU
 	if err := cc.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +80,7 @@ func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string
 	}
 	cpu := sim.NewCPU(env, 4)
 	p := New(env, e, cpu, vol, cc, Sources{BinlogFile: vol.RegisterSource("binlog_file"), BinlogPages: vol.RegisterSource("binlog_pages")}, cfg.CPU.Wakeup.D())
-	return &rig{env: env, vol: vol, eng: e, pipe: p}
+	return &rig{env: env, vol: vol, eng: e, pipe: p, cpu: cpu}
 }
 
 // commitBurst commits n transactions at once and runs until they finish.
@@ -120,6 +129,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Binlog.IBBFlushBatch = 0 }, "binlog.ibb_flush_batch"},
 		{func(c *Config) { c.Binlog.MaxBinlogSize = 1 }, "binlog.max_binlog_size"},
 		{func(c *Config) { c.CPU.Prepare = -1 }, "cpu.prepare"},
+		{func(c *Config) { c.CPU.Sync = sim.Duration(2 * time.Second) }, "cpu.sync"},
 	}
 	for _, tc := range cases {
 		c := DefaultConfig()
@@ -214,6 +224,40 @@ func TestCommitModes(t *testing.T) {
 		}
 		if got := st.BinlogBytes > 0; got != tc.binlogPerTxOK {
 			t.Errorf("%s: binlog bytes %d", tc.mode, st.BinlogBytes)
+		}
+	}
+}
+
+// Every sync of the commit path (the redo leader's, the binlog leader's)
+// costs its thread cpu.sync on the server's CPUs: in the rig the CPUs run
+// only wake-ups, so their busy time is wakes x wakeup + syncs x cpu.sync.
+func TestSyncCPU(t *testing.T) {
+	wakeup := engine.DefaultConfig().CPU.Wakeup.D()
+	for _, tc := range []struct {
+		mode    string
+		sb, trx int
+		sync    sim.Duration
+	}{
+		{"off", 0, 1, 0},
+		{"off", 0, 1, sim.Duration(time.Millisecond)},
+		{"off", 0, 0, sim.Duration(time.Millisecond)},
+		{"file", 1, 0, sim.Duration(time.Millisecond)},
+		{"file", 1, 1, sim.Duration(300 * time.Microsecond)},
+		{"innodb", 0, 1, sim.Duration(time.Millisecond)},
+	} {
+		r := newRigCPU(t, tc.mode, tc.sb, tc.trx, "wrapped", tc.sync)
+		r.eng.SetCPU(r.cpu) // the redo log's callers are threads on the CPUs too
+		r.commitBurst(t, 12)
+		st := r.cpu.Stats()
+		busy := st.MeanBusy * float64(st.Elapsed)
+		syncs := r.eng.Redo.Syncs + r.pipe.Stats().BinlogSyncs
+		want := float64(st.Wakes)*float64(wakeup) + float64(syncs)*float64(tc.sync)
+		if math.Abs(busy-want) > 1e3 {
+			t.Errorf("%s sb=%d trx=%d sync=%v: CPU busy %.0fns, want %d wakes x %v + %d syncs x %v = %.0fns",
+				tc.mode, tc.sb, tc.trx, tc.sync, busy, st.Wakes, wakeup, syncs, tc.sync, want)
+		}
+		if tc.trx != 0 && syncs == 0 {
+			t.Errorf("%s trx=%d: no syncs", tc.mode, tc.trx)
 		}
 	}
 }

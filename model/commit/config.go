@@ -79,6 +79,7 @@ type CPUConfig struct {
 	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
 	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
 	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
+	Sync            sim.Duration `toml:"sync" unit:"s per sync" doc:"server CPU of one fsync/fdatasync on the commit path (the redo leader's and the binlog leader's): the system call, the filesystem's sync, block-layer submission and completion, the wake-up; charged to the syncing thread when it resumes. Assumption: 145us, the value measured on a 2-vCPU KVM guest (Xeon, kernel 6.18, virtio disk, ext4) by scripts/realdb: flush=1 against flush=0 adds 145us of mariadbd CPU per redo sync at 1 thread (docs/realdb.md); simrun calibrate --harness measures it per machine"`
 }
 
 // DefaultConfig is the commit path of the MariaDB 12.3 binlog study's
@@ -104,6 +105,7 @@ func DefaultConfig() Config {
 			Prepare:         us(25),
 			BinlogFileKiB:   us(8),
 			BinlogInnoDBKiB: us(4),
+			Sync:            us(145),
 		},
 	}
 }
@@ -153,7 +155,7 @@ func (c Config) Validate() error {
 	for _, x := range []struct {
 		k string
 		v sim.Duration
-	}{{"prepare", p.Prepare}, {"binlog_file_per_kib", p.BinlogFileKiB}, {"binlog_innodb_per_kib", p.BinlogInnoDBKiB}} {
+	}{{"prepare", p.Prepare}, {"binlog_file_per_kib", p.BinlogFileKiB}, {"binlog_innodb_per_kib", p.BinlogInnoDBKiB}, {"sync", p.Sync}} {
 		if x.v < 0 || x.v > sim.Duration(time.Second) {
 			bad("cpu.%s: must be in [0, 1s], got %v", x.k, x.v)
 		}

@@ -36,6 +36,8 @@ type Engine interface {
 	OpenBinlogTablespace(fileSize int64, batch int, src disk.Source)
 	LogUpTo(lsn uint64, sync bool, tl *engine.Timeline, fn func(any), arg any) bool
 	FlushedLSN() uint64
+	// SetSyncCPU sets the CPU a redo log sync costs its leader thread.
+	SetSyncCPU(d time.Duration)
 }
 
 // Sources are the volume accounting tags of the binlog writes.
@@ -136,6 +138,7 @@ func New(env *sim.Env, eng Engine, cpu *sim.CPU, vol *disk.Volume, cfg Config, s
 	p.orderedCB = p.runCommitOrdered
 	p.leadCB = func(any) { p.lead() }
 	p.wakeup = wakeup
+	eng.SetSyncCPU(cfg.CPU.Sync.D())
 	return p
 }
 
@@ -324,10 +327,11 @@ func (p *Pipeline) onBinlogSynced(any) {
 	// their queueing in the volume is device queue, the rest binlog fsync.
 	p.phases.Add(p.tWrite.Add(p.dqWrite+p.vol.QueueTime()), engine.CatDeviceQueue)
 	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
-	p.cpu.Wake(p.wakeup, p.syncWokeCB, nil)
+	p.cpu.Wake(p.wakeup+p.cfg.CPU.Sync.D(), p.syncWokeCB, nil)
 }
 
-// onSyncWoke: the leader, back from fdatasync, has a processor again.
+// onSyncWoke: the leader, back from fdatasync, has a processor again and
+// has run the kernel's part of the sync (cpu.sync).
 func (p *Pipeline) onSyncWoke(any) {
 	p.phases.Add(p.env.Now(), engine.CatCPUWait)
 	p.commitOrdered()

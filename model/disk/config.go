@@ -33,6 +33,7 @@ type Config struct {
 	DestageRate    sim.Rate  `toml:"destage_rate" unit:"bytes/s" doc:"rate the cache drains to media (write_cache on kinds other than hdd; hdd destages through its actuator)"`
 
 	Merge            bool      `toml:"merge" doc:"merge a queued I/O with the next one on the same file that starts where it ends (block-layer back merge), up to max_io_size"`
+	Journal          string    `toml:"journal" enum:"ordered|none" doc:"the filesystem's metadata journal: ordered (empty; ext4's default data=ordered with jbd2) commits the journal on every fsync/fdatasync that changed the file's size or extents; none (ext4 without a journal, mkfs -O ^has_journal) instead writes the inode's table block on every sync that follows a write, then flushes"`
 	JournalWriteSize sim.Bytes `toml:"journal_write_size" unit:"bytes" doc:"size of the filesystem's metadata journal commit that fsync of a grown file adds (ext4/xfs ordered mode); assumption: 3 x 4KiB blocks (descriptor, inode block, commit)"`
 
 	// HDD geometry, used only when kind = "hdd".
@@ -60,6 +61,12 @@ type Credits struct {
 	BaselineIOPS sim.Count `toml:"baseline_iops" unit:"IOPS" doc:"credit refill rate = sustained IOPS; gp2: 3 per GiB, min 100"`
 	Balance      sim.Count `toml:"balance" unit:"I/O" doc:"credits held (bucket size, initially full); gp2: 5.4M"`
 }
+
+// The values of journal.
+const (
+	JournalOrdered = "ordered" // ext4 data=ordered, jbd2 (the default)
+	JournalNone    = "none"    // ext4 without a journal
+)
 
 // Kinds lists the accepted values of kind.
 var Kinds = []string{"network", "nvme", "hdd", "ram"}
@@ -141,6 +148,11 @@ func (c Config) Validate() error {
 		if c.Kind != "hdd" && c.DestageRate <= 0 {
 			bad("destage_rate: must be > 0 when write_cache is on (kind %s), got %v", c.Kind, c.DestageRate)
 		}
+	}
+	switch c.Journal {
+	case "", JournalOrdered, JournalNone:
+	default:
+		bad("journal: must be ordered or none, got %q", c.Journal)
 	}
 	if c.JournalWriteSize <= 0 || c.JournalWriteSize > c.MaxIOSize && c.MaxIOSize >= 512 {
 		bad("journal_write_size: must be in (0, max_io_size], got %v", c.JournalWriteSize)

@@ -33,6 +33,7 @@ func TestValidateErrors(t *testing.T) {
 		{"cache size", func(c *Config) { c.WriteCache = true; c.DestageRate = 1e9 }, "write_cache_size: must be >= max_io_size"},
 		{"destage", func(c *Config) { c.WriteCache = true; c.WriteCacheSize = sim.GiB }, "destage_rate: must be > 0 when write_cache is on"},
 		{"journal", func(c *Config) { c.JournalWriteSize = 0 }, "journal_write_size: must be in (0, max_io_size]"},
+		{"journal mode", func(c *Config) { c.Journal = "writeback" }, `journal: must be ordered or none, got "writeback"`},
 		{"rpm", func(c *Config) { hdd(c); c.RPM = 0 }, "rpm: must be in [3600, 20000] for kind hdd, got 0"},
 		{"capacity", func(c *Config) { hdd(c); c.Capacity = 0 }, "capacity: must be >= 1GB for kind hdd"},
 		{"seek avg", func(c *Config) { hdd(c); c.SeekAvg = sim.Duration(16 * time.Millisecond) }, "seek_avg: must be in [6.333333ms, 9.533333ms]"},

@@ -31,6 +31,9 @@ type File struct {
 	// allocated by posix_fallocate but never written (-1: none).
 	unwrittenFrom int64
 	converted     bool // a write converted unwritten extents since the last sync
+
+	appended bool // a write reached the end of a growing file since the last sync
+	written  bool // any write since the last sync (mtime changed)
 }
 
 // blockDev is the block device a filesystem sits on: one Volume, or a
@@ -51,25 +54,27 @@ type fsys struct {
 	ops     sim.Pool[fileOp]
 	journal journal
 
-	writeDone, flushed func(any)
+	writeDone, flushed, inodeWritten func(any)
 }
 
 func (fs *fsys) init(dev blockDev, cfg *Config, queued *time.Duration) {
 	fs.dev, fs.cfg, fs.queued = dev, cfg, queued
 	fs.writeDone = fs.onWriteDone
 	fs.flushed = fs.onSyncFlushed
+	fs.inodeWritten = fs.onInodeWritten
 	fs.journal.init(fs)
 }
 
 // fileOp is the callback context of a file write or sync.
 type fileOp struct {
-	f     *File
-	seq   uint64        // write: its seq; sync: the last write it covers
-	grown bool          // sync: the file grew since the last sync
-	size  int64         // sync: file size it makes durable
-	queue time.Duration // sync: queue time of its flush or journal commit
-	done  func(any)
-	arg   any
+	f       *File
+	seq     uint64        // write: its seq; sync: the last write it covers
+	grown   bool          // sync: the file's size or extents changed since the last sync
+	written bool          // sync: the file was written since the last sync
+	size    int64         // sync: file size it makes durable
+	queue   time.Duration // sync: queue time of its flush or journal commit
+	done    func(any)
+	arg     any
 }
 
 // OpenFile creates a file on the volume. Files get ids 1, 2, ... in open
@@ -130,6 +135,12 @@ func (f *File) WriteAt(off, size int64, src Source, done func(any), arg any) {
 		f.grow()
 	}
 	f.done[f.issued%uint64(len(f.done))] = false
+	// A file that is not preallocated is only ever appended to through the
+	// page cache (binlog, relay log): a write that reaches its end carries
+	// bytes appended since the last one, so i_size changed even when the
+	// write only rewrites the last partial page.
+	f.appended = f.appended || !f.prealloc && off+size >= f.size
+	f.written = true
 	f.size = max(f.size, off+size)
 	if f.unwrittenFrom >= 0 && off+size > f.unwrittenFrom {
 		f.converted = true
@@ -147,19 +158,25 @@ func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
 
 // Sync is fsync/fdatasync: it waits until every write issued to this file
 // before the call is acknowledged, then makes it durable with a device
-// flush. If the file grew since its last sync and is not preallocated (or
-// a write converted unwritten extents, see Fallocate), the new size is
-// metadata that must be durable too: the filesystem commits its journal
-// instead (see journal: the descriptor and metadata blocks, a
-// flush, then the commit block). Journal commits are shared: syncs that
-// arrive while one commit is running are batched into the next (jbd2).
-// This is why an appending file pays about two more device round trips per
-// sync than a preallocated one (mechanisms-notes §1.3).
+// flush. If the file was appended to since its last sync and is not
+// preallocated (or a write converted unwritten extents, see Fallocate),
+// the new size is metadata that must be durable too, on every such sync:
+// the write-back of the appended bytes moves i_disksize, ext4_do_update_inode
+// then records the transaction as the inode's datasync tid, and
+// ext4_sync_file waits for its commit even under fdatasync. With
+// journal = ordered the filesystem commits its journal instead of the
+// plain flush (see journal: the descriptor and metadata blocks, a flush,
+// then the commit block); commits are shared: syncs that arrive while one
+// commit is running are batched into the next (jbd2). This is why an
+// appending file pays about two more device round trips per sync than a
+// preallocated one (mechanisms-notes §1.3). With journal = none see
+// syncInode.
 func (f *File) Sync(done func(any), arg any) {
 	op := f.fs.ops.Get()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
-	op.grown = !f.prealloc && f.size > f.syncedSize || f.converted
-	f.converted = false
+	op.grown = !f.prealloc && (f.size > f.syncedSize || f.appended) || f.converted
+	op.written = f.written
+	f.converted, f.appended, f.written = false, false, false
 	op.size = f.size
 	if f.prefix >= op.seq {
 		f.fs.syncData(op)
@@ -212,10 +229,50 @@ func (fs *fsys) onWriteDone(a any) {
 
 // syncData runs once a sync's writes are acknowledged.
 func (fs *fsys) syncData(op *fileOp) {
+	if fs.cfg.Journal == JournalNone {
+		fs.syncInode(op)
+		return
+	}
 	if op.grown {
 		fs.journal.request(op)
 		return
 	}
+	fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
+}
+
+// inodeFile is the file id of the inode table (journal = none).
+const inodeFile int32 = -2
+
+// syncInode is the sync of a filesystem without a journal (ext4 mounted
+// without one: ext4_sync_file -> ext4_fsync_nojournal ->
+// generic_buffers_fsync_noflush). Any write updates the inode (mtime, and
+// i_size when it appends): with no journal handle ext4_mark_iloc_dirty
+// marks the inode table block dirty against the inode
+// (mark_buffer_dirty_inode), and sync_mapping_buffers writes it on fsync
+// and fdatasync alike, before the device flush (blkdev_issue_flush). So a
+// sync that follows a write is one 4 KiB write and a flush, with no
+// second write or flush as a jbd2 commit has; a sync with nothing written
+// is the flush alone. The model assumes the timestamp changes between two
+// syncs (a coarse mtime tick of 1-4 ms against syncs that come about as
+// often: an assumption). Each file's inode block is its own (inode tables
+// are per block group; files of one directory share blocks in reality,
+// which only moves the head of an hdd).
+func (fs *fsys) syncInode(op *fileOp) {
+	if !op.written && !op.grown {
+		fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
+		return
+	}
+	var id int64
+	if op.f != nil {
+		id = int64(op.f.id)
+	}
+	fs.dev.Submit(Request{Op: Write, File: inodeFile, Offset: id * journalBlock, Size: journalBlock, Source: SourceJournal, Done: fs.inodeWritten, Arg: op})
+}
+
+// onInodeWritten: the inode block is on the device; flush.
+func (fs *fsys) onInodeWritten(a any) {
+	op := a.(*fileOp)
+	op.queue += *fs.queued
 	fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
 }
 
@@ -245,6 +302,14 @@ func (fs *fsys) finishSync(op *fileOp) {
 func (v *Volume) CommitJournal(done func(any), arg any) { v.fs.commitJournal(done, arg) }
 
 func (fs *fsys) commitJournal(done func(any), arg any) {
+	if fs.cfg.Journal == JournalNone {
+		// No jbd2: the allocations are written with the inodes' syncs
+		// and write-back; nothing to commit.
+		if done != nil {
+			done(arg)
+		}
+		return
+	}
 	op := fs.ops.Get()
 	op.done, op.arg = done, arg
 	fs.journal.request(op)

@@ -285,3 +285,91 @@ func TestFallocateUnwrittenExtents(t *testing.T) {
 		})
 	}
 }
+
+// Every sync of an appending file commits its size change, even when the
+// appends stay inside one page (the page cache rewrites the last partial
+// page: the write ends where the previous one did). With journal = none
+// the sync writes the inode block instead of committing jbd2, after any
+// write, a preallocated file's too.
+func TestSyncMetadata(t *testing.T) {
+	type step struct {
+		off, size int64 // a write before the sync; size 0: none
+	}
+	page := []step{{0, 4096}, {0, 4096}, {0, 4096}}       // three appends inside page 0
+	grow := []step{{0, 4096}, {4096, 4096}, {8192, 4096}} // three appends that grow the file
+	idle := []step{{0, 4096}, {0, 0}, {0, 0}}             // one write, then syncs with nothing new
+	tests := []struct {
+		name     string
+		journal  string
+		prealloc bool
+		steps    []step
+		commits  int64 // journal commits
+		writes   int64 // device writes (data + journal/inode)
+		flushes  int64
+	}{
+		// The preset has no volatile cache: a commit is write, flush, write.
+		{"ordered, appends in one page", "", false, page, 3, 3 + 3*2, 3},
+		{"ordered, growing appends", "ordered", false, grow, 3, 3 + 3*2, 3},
+		{"ordered, preallocated", "ordered", true, grow, 0, 3, 3},
+		{"ordered, nothing appended", "", false, idle, 1, 1 + 2, 3},
+		{"none, appends in one page", "none", false, page, 0, 3 + 3, 3},
+		{"none, preallocated", "none", true, grow, 0, 3 + 3, 3},
+		{"none, nothing written", "none", true, idle, 0, 1 + 1, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			env := sim.New(1)
+			cfg := loadPreset(t, "network-15k-120MBps")
+			cfg.Journal = tc.journal
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			v, err := New(env, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f := v.OpenFile("binlog", tc.prealloc)
+			i := 0
+			var next func(any)
+			next = func(any) {
+				if i == len(tc.steps) {
+					return
+				}
+				if s := tc.steps[i]; s.size > 0 {
+					f.WriteAt(s.off, s.size, SourceOther, nil, nil)
+				}
+				i++
+				f.Sync(next, nil)
+			}
+			next(nil)
+			env.Run()
+			if i != len(tc.steps) {
+				t.Fatalf("%d of %d syncs done", i, len(tc.steps))
+			}
+			io := v.Iostat()
+			if got := v.JournalCommits(); got != tc.commits {
+				t.Errorf("journal commits %d, want %d", got, tc.commits)
+			}
+			if io.Writes != tc.writes || io.Flushes != tc.flushes {
+				t.Errorf("%d writes, %d flushes; want %d, %d", io.Writes, io.Flushes, tc.writes, tc.flushes)
+			}
+		})
+	}
+}
+
+// journal = none: the periodic commit has nothing to do and completes at once.
+func TestNoJournalCommit(t *testing.T) {
+	env := sim.New(1)
+	cfg := loadPreset(t, "network-15k-120MBps")
+	cfg.Journal = JournalNone
+	v, err := New(env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := false
+	v.CommitJournal(func(any) { done = true }, nil)
+	env.Run()
+	if !done || v.JournalCommits() != 0 || v.Iostat().Writes != 0 {
+		t.Errorf("done %v, %d commits, %d writes: want done, none, none", done, v.JournalCommits(), v.Iostat().Writes)
+	}
+}

@@ -30,8 +30,8 @@ type Calibration struct {
 	// RedoScale every redo byte count of the defaults.
 	CPUScale, RedoScale float64
 	// RedoSyncCPU and BinlogSyncCPU are the server CPU one redo / binlog
-	// sync adds at 1 thread (measured; the model has no key for it yet),
-	// 0 when the runs needed are not in the document.
+	// sync adds at 1 thread (measured), 0 when the runs needed are not in
+	// the document. RedoSyncCPU becomes commit.cpu.sync.
 	RedoSyncCPU, BinlogSyncCPU time.Duration
 
 	Notes []string // one line per choice made, written into the presets
@@ -55,9 +55,12 @@ type Calibration struct {
 //     round_trip: what is left of 1/TPS after the server's and client's
 //     CPU, per query.
 //
-// The CPU a sync point costs (flush=1 against flush=0 at 1 thread, per
-// redo sync; sync_binlog=1 against 0 per binlog group) is measured and
-// reported, not applied: the model has no key for it yet.
+// The CPU a sync point costs is measured at 1 thread: flush=1 against
+// flush=0 per redo sync becomes commit.cpu.sync (one fdatasync of an
+// O_DIRECT log: the syscall, the flush and its completion, the wake-up);
+// sync_binlog=1 against 0 per binlog sync is reported beside it, and what
+// it costs beyond the redo's (the binlog's fdatasync also writes its dirty
+// pages) is a prediction of the model, not a second key.
 func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	pts := d.Summarise()
 	base, ok := Find(pts, false, 0, 0, 1)
@@ -81,7 +84,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	c.Notes = append(c.Notes, fc.Notes...)
 	c.Volume.Name = "realdb-" + d.Device.Name
 	if !d.Device.FS.Journal {
-		note("volume: %s holds %s without a journal; the model always commits a journal on an appending fsync (journal_write_size > 0): a known gap", d.Device.Name, d.Device.FS.Type)
+		c.Volume.Journal = disk.JournalNone
+		note("volume.journal = none: %s holds %s without a journal (a sync writes the inode block, then flushes)", d.Device.Name, d.Device.FS.Type)
 	}
 
 	// Each figure is the mean of the repeats.
@@ -145,15 +149,18 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
 	}
 
-	// The CPU of a sync point, measured, not applied.
+	// The CPU of a sync point.
 	if p1, ok := Find(pts, false, 0, 1, 1); ok {
 		c.RedoSyncCPU = syncCPU(base, p1)
-		note("measured, no model key yet: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds %v of mariadbd CPU", sim.Duration(c.RedoSyncCPU))
+		if c.RedoSyncCPU > 0 {
+			c.Commit.CPU.Sync = sim.Duration(c.RedoSyncCPU)
+			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush", c.Commit.CPU.Sync)
+		}
 	}
 	if b0, ok := Find(pts, true, 0, 0, 1); ok {
 		if b1, ok := Find(pts, true, 1, 0, 1); ok {
 			c.BinlogSyncCPU = syncCPU(b0, b1)
-			note("measured, no model key yet: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds %v of mariadbd CPU", sim.Duration(c.BinlogSyncCPU))
+			note("measured, not a key: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds %v of mariadbd CPU; the model charges commit.cpu.sync for it", sim.Duration(c.BinlogSyncCPU))
 		}
 	}
 	if err := c.Engine.Validate(); err != nil {
@@ -226,7 +233,7 @@ func (c *Calibration) applyVariables(v map[string]string, note func(string, ...a
 }
 
 // PresetNames are the files Presets writes, one per section.
-var PresetNames = []string{"machine.toml", "volume.toml", "engine.toml", "workload.toml"}
+var PresetNames = []string{"machine.toml", "volume.toml", "engine.toml", "commit.toml", "workload.toml"}
 
 // PresetFiles calibrates from a harness document and fio JSON and returns
 // the preset files by name (PresetNames): what simrun calibrate --harness
@@ -243,8 +250,8 @@ func PresetFiles(harnessJSON, fioJSON []byte, name string) (map[string][]byte, e
 	return c.Presets(name)
 }
 
-// Presets writes the calibration as four preset files, one per section:
-// machine.toml, volume.toml, engine.toml and workload.toml. A scenario
+// Presets writes the calibration as five preset files, one per section:
+// machine.toml, volume.toml, engine.toml, commit.toml and workload.toml. A scenario
 // uses them with preset = "DIR/volume.toml" and so on.
 func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	head := func(b *strings.Builder) {
@@ -292,8 +299,8 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 
 	b.Reset()
 	head(&b)
-	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n",
-		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount)
+	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nsync = %s\n",
+		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Sync))
 	out["commit.toml"] = []byte(b.String())
 
 	b.Reset()
