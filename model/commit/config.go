@@ -79,7 +79,7 @@ type CPUConfig struct {
 	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
 	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
 	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
-	Sync            sim.Duration `toml:"sync" unit:"s per sync" doc:"server CPU of one fsync/fdatasync on the commit path (the redo leader's and the binlog leader's): the system call, the filesystem's sync, block-layer submission and completion, the wake-up; charged to the syncing thread when it resumes. Assumption: 145us, the value measured on a 2-vCPU KVM guest (Xeon, kernel 6.18, virtio disk, ext4) by scripts/realdb: flush=1 against flush=0 adds 145us of mariadbd CPU per redo sync at 1 thread (docs/realdb.md); simrun calibrate --harness measures it per machine"`
+	Sync            sim.Duration `toml:"sync" unit:"s per sync" doc:"server CPU of one fsync/fdatasync on the commit path (the redo leader's and the binlog leader's): the system call, the filesystem's sync, block-layer submission and completion, the wake-up; charged to the syncing thread when it resumes. Default 0: a machine's sync CPU is known only from a measurement, and the study volumes' sync latencies (derived from the published figures, docs/model-disk.md) carry the whole sync as a thread sees it. simrun calibrate --harness measures it (145us on a 2-vCPU KVM guest, docs/realdb.md); docs/validation.md gives the binlog study with 57us and 145us"`
 }
 
 // DefaultConfig is the commit path of the MariaDB 12.3 binlog study's
@@ -105,7 +105,7 @@ func DefaultConfig() Config {
 			Prepare:         us(25),
 			BinlogFileKiB:   us(8),
 			BinlogInnoDBKiB: us(4),
-			Sync:            us(145),
+			Sync:            0,
 		},
 	}
 }
