@@ -32,6 +32,9 @@ func WritePreset(w io.Writer, cfg Config, description string) error {
 			_ = key
 			continue
 		}
+		if f.Tag.Get("enum") != "" && rv.Field(i).Kind() == reflect.String && rv.Field(i).String() == "" {
+			continue // an empty choice means the default; the loader takes only named values
+		}
 		b.WriteString(presetLine(f, rv.Field(i)))
 	}
 	if len(credits) > 0 {
