@@ -149,7 +149,7 @@ func TestPlanBadInput(t *testing.T) {
 func TestPlanBudget(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "plan.json")
 	_, errOut, code := simrun(t, "plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s",
-		"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..400MB/s:39", "--budget", "7", "--format", "json", "-o", out)
+		"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..400MB/s:39", "--budget", "5", "--format", "json", "-o", out)
 	if code != exitFailure || !strings.Contains(errOut, "budget") {
 		t.Fatalf("exit %d, stderr %q: want 1 and a message about the budget", code, errOut)
 	}
