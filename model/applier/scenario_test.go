@@ -194,11 +194,15 @@ func TestMatrix(t *testing.T) {
 	sort.Strings(names)
 	// The target is 15 %. With the WRITESET dependencies MySQL records the
 	// MTA's DEFAULT 10-update figure is +21 % and the CSA's -14 %
-	// (docs/validation.md, "What WRITESET leaves unexplained"): the bound
-	// checked here is the one the model meets, so that a change making it
-	// worse fails.
-	const bound = 0.25
+	// (docs/validation.md, "What WRITESET leaves unexplained"): that pair,
+	// a known miss, is held to the 25 % it meets so that a change making
+	// it worse fails; every other published figure keeps the 15 % target.
+	knownMiss := map[string]bool{"default-10u-online-mta": true, "default-10u-online-csa": true}
 	for _, name := range names {
+		bound := 0.15
+		if knownMiss[name] {
+			bound = 0.25
+		}
 		if got, want := tps[name], published[name]; math.Abs(got/want-1) > bound {
 			t.Errorf("%s: %.0f TPS, published %.0f: off by more than %.0f %%", name, got, want, 100*bound)
 		}
