@@ -21,6 +21,8 @@ type BulkOptions struct {
 	ThreadConcurrency int       // innodb_thread_concurrency (log_calc_max_ages)
 	SupportXA         bool      // innodb_support_xa
 	KeyBlockSize      sim.Bytes // 0: 16 KiB pages; else the pool holds compressed pages of this size
+	Buffered          bool      // innodb_flush_method = fdatasync: ibdata1 through the kernel page cache
+	OSPageCache       sim.Bytes // the page cache's room for ibdata1's clean pages
 	Tablespace        engine.TablespaceConfig
 }
 
@@ -42,6 +44,7 @@ type Bulk struct {
 	srv        *Server
 	ts         *engine.Tablespace
 	undo       *engine.UndoLog
+	cache      *disk.PageCache // nil with O_DIRECT
 	src        BulkSources
 	syncPoint  uint64
 	realFrames int
@@ -93,6 +96,15 @@ func NewBulk(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc co
 	}
 	e.Redo.SetPoints(c, s, a)
 	b.syncPoint = s
+	if opt.KeyBlockSize > 0 {
+		e.SetPageIO(int64(opt.KeyBlockSize))
+	}
+	if opt.Buffered {
+		// The kernel's flusher as the binlog file's (commit.binlog.os_*).
+		b.cache = disk.NewPageCache(env, e.DataFile(), es.PageFlush, e.PageIO(), opt.Pages,
+			int(int64(opt.OSPageCache)/e.PageIO()), cc.Binlog.OSDirtyExpire.D(), cc.Binlog.OSWritebackPeriod.D())
+		e.SetDataCache(b.cache)
+	}
 	srv := &Server{env: env, vol: vol, eng: e, ecfg: eng}
 	srv.cpu = sim.NewCPU(env, cores)
 	e.SetCPU(srv.cpu)
@@ -130,6 +142,9 @@ func (b *Bulk) Undo() *engine.UndoLog { return b.undo }
 // Frames16K returns the pool's size in 16 KiB frames (what the insert
 // buffer's limit is computed from), whatever the page size.
 func (b *Bulk) Frames16K() int { return b.realFrames }
+
+// PageCache returns the page cache in front of ibdata1, nil with O_DIRECT.
+func (b *Bulk) PageCache() *disk.PageCache { return b.cache }
 
 // Binlog reports whether the server writes a binary log.
 func (b *Bulk) Binlog() bool { return b.srv.Binlog() }

@@ -96,7 +96,8 @@ type Loader struct {
 	t         engine.Touched
 	wait      [1]int32
 	picks     []int32
-	merging   int // merge reads in flight
+	path      []int32 // the clustered index's insert path (reused)
+	merging   int     // merge reads in flight
 	reads     sim.Pool[mergeRead]
 	waits     sim.Pool[mergeWait]
 	csvOff    int64 // bytes appended to the .CSV file
@@ -125,17 +126,19 @@ func New(env *sim.Env, cores int, vol *disk.Volume, srv Server, cfg Config) (*Lo
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("workload.bulkload.%w", err)
 	}
-	frames := int(int64(srv.Engine.BufferPool.Size) / engine.PageSize)
+	frames, pageBytes := int(int64(srv.Engine.BufferPool.Size)/engine.PageSize), int64(engine.PageSize)
 	if cfg.RowFormat == "compressed" {
-		frames = engine.ZipFrames(srv.Engine.BufferPool.Size, cfg.KeyBlockSize)
+		frames, pageBytes = engine.ZipFrames(srv.Engine.BufferPool.Size, cfg.KeyBlockSize), int64(cfg.KeyBlockSize)
 	}
 	opt := server.BulkOptions{
-		Pages:             pageBudget(cfg, frames),
+		Pages:             pageBudget(cfg, frames, pageBytes),
 		LogFileSize:       cfg.LogFileSize,
 		LogFilesInGroup:   cfg.LogFilesInGroup,
 		LogBufferSize:     cfg.LogBufferSize,
 		ThreadConcurrency: cfg.ThreadConcurrency,
 		SupportXA:         cfg.SupportXA,
+		Buffered:          cfg.FlushMethod == "fdatasync",
+		OSPageCache:       cfg.OSPageCache,
 		Tablespace:        cfg.Tablespace,
 	}
 	if cfg.RowFormat == "compressed" {
@@ -169,7 +172,7 @@ func New(env *sim.Env, cores int, vol *disk.Volume, srv Server, cfg Config) (*Lo
 // fill (half-full leaves), the insert buffer at its limit, the undo of
 // the largest transaction, partitions' minimum pages, the reserved
 // extents, and 25 % more.
-func pageBudget(c Config, poolPages int) int {
+func pageBudget(c Config, poolPages int, pageBytes int64) int {
 	n := float64(c.Rows)
 	data := n * float64(c.clusteredBytes()) / (engine.PageUsable * 0.9)
 	data += n * float64(c.sortkeyBytes()+c.timestampBytes()) / (engine.PageUsable * 0.5)
@@ -186,7 +189,7 @@ func pageBudget(c Config, poolPages int) int {
 	if c.Partitioning == "month" {
 		parts = float64(c.Months)
 	}
-	total := 1.25*(data*1.05+undo) + frames/2 + 64 + parts*8 + 192 + float64(int64(c.Tablespace.InitialSize)/engine.PageSize) + 4096
+	total := 1.25*(data*1.05+undo) + frames/2 + 64 + parts*8 + 192 + float64(int64(c.Tablespace.InitialSize)/pageBytes) + 4096
 	return int(math.Min(total, 1<<30))
 }
 
@@ -424,7 +427,8 @@ func (l *Loader) run() {
 		case stClustered:
 			s := l.set(l.cur.part)
 			ok := true
-			for _, p := range s.clust.Tail(l.picks[:0]) {
+			l.path = s.clust.Tail(l.path[:0])
+			for _, p := range l.path {
 				if !l.need(p, &l.st_.readsOther) {
 					ok = false
 					break
