@@ -108,15 +108,10 @@ func BenchmarkLoad(b *testing.B) {
 			var rows, events int64
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				ec := mysql51()
-				s.eng(&ec)
-				wc := DefaultConfig()
-				wc.Rows = 200_000
-				s.wl(&wc)
-				env, l := newLoader(b, ec, wc, 1)
+				env, l := newStep(b, s, 200_000)
 				l.Start(nil)
 				env.RunWhile(func() bool { events++; return !l.Done() })
-				rows += wc.Rows
+				rows += 200_000
 			}
 			secs := time.Since(start).Seconds()
 			b.ReportMetric(float64(rows)/secs, "sim_rows/s")
@@ -133,12 +128,7 @@ func BenchmarkLoad(b *testing.B) {
 func TestLoaderMemoryPerRow(t *testing.T) {
 	for _, s := range ladder()[1:3] {
 		t.Run(s.name, func(t *testing.T) {
-			ec := mysql51()
-			s.eng(&ec)
-			wc := DefaultConfig()
-			wc.Rows = 300_000
-			s.wl(&wc)
-			env, l := newLoader(t, ec, wc, 1)
+			env, l := newStep(t, s, 300_000)
 			l.Start(nil)
 			alloc := func(rows int64) uint64 {
 				env.RunWhile(func() bool { return !l.Done() && l.st_.rows < rows })
