@@ -3,6 +3,7 @@ package bulkload
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,5 +145,28 @@ func TestLoaderMemoryPerRow(t *testing.T) {
 				t.Errorf("%s: %.1f B allocated per row, want < 4 (memory grows with the rows)", s.name, perRow)
 			}
 		})
+	}
+}
+
+// TestConfigFlushMethod: the page-cache keys reject values out of range,
+// naming the key.
+func TestConfigFlushMethod(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*Config)
+		key  string
+	}{
+		{"O_DSYNC", func(c *Config) { c.FlushMethod = "O_DSYNC" }, "innodb_flush_method"},
+		{"negative cache", func(c *Config) { c.OSPageCache = -1 }, "os_page_cache"},
+	} {
+		c := DefaultConfig()
+		tc.set(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%s: error %v, want one naming %s", tc.name, err, tc.key)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
 	}
 }
