@@ -166,7 +166,7 @@ func (c *csa) admit(w *worker) {
 	c.execMem += need
 	r.noteMemory(c.memory, alone)
 	w.set(r.env.Now(), wsApply)
-	r.run(&w.burst, r.restCost, c.eventsRead, w)
+	r.run(&w.burst, r.restCost+r.inflateCost, c.eventsRead, w)
 }
 
 // grantMemory admits waiting workers in order while memory allows.
@@ -204,14 +204,14 @@ func (c *csa) onEventsRead(a any) {
 		r.waitLock(w)
 		return
 	}
-	r.execute(w, c.applyDone)
+	r.execute(w, 0, c.applyDone)
 }
 
 // lockGranted resumes a worker whose row lock was released.
 func (c *csa) lockGranted(a any) {
 	w := a.(*worker)
 	w.set(c.r.env.Now(), wsApply)
-	c.r.execute(w, c.applyDone)
+	c.r.execute(w, 0, c.applyDone)
 }
 
 func (c *csa) onApplied(a any) {

@@ -219,7 +219,7 @@ func (m *mta) onResume(any) {
 func (m *mta) onWorkerStart(a any) {
 	w := a.(*worker)
 	w.set(m.r.env.Now(), wsApply)
-	m.r.execute(w, m.applyDone)
+	m.r.execute(w, m.r.inflateCost, m.applyDone)
 }
 
 func (m *mta) onApplied(a any) {

@@ -84,7 +84,8 @@ type replica struct {
 	updDist          sim.Dist
 	updRNG           *sim.Stream
 	gtidCost         time.Duration // read + parse the GTID event
-	restCost         time.Duration // read + parse the other events
+	restCost         time.Duration // read + parse the other events in the relay log
+	inflateCost      time.Duration // compressed: decompress and decode the payload's events (worker)
 	trxParseAllBytes time.Duration
 
 	ring         *trxRing
@@ -186,12 +187,20 @@ func newReplica(env *sim.Env, cfg Config, cores int, vol disk.Config) (*replica,
 		return nil, err
 	}
 	r.srv, r.cpu = srv, srv.CPU()
-	r.nEvents, r.trxBytes = cfg.Events.trx(r.nUpd)
+	var inner int64
+	r.nEvents, r.trxBytes, inner = cfg.relay(r.nUpd)
 	r.applyTrx = time.Duration(cfg.CPU.ApplyPerTrx)
 	r.updDist, _ = cfg.CPU.ApplyPerUpdate.Dist() // validated
 	r.updRNG = env.Stream("applier/apply")
 	r.gtidCost = time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(int64(cfg.Events.GTID), cfg.CPU.ParseRate)
 	r.restCost = time.Duration(r.nEvents-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(r.trxBytes-int64(cfg.Events.GTID), cfg.CPU.ParseRate)
+	if inner > 0 {
+		// The payload's 2N+2 events are decoded as if read from the relay
+		// log, after zstd has restored their bytes.
+		all, _ := cfg.Events.trx(r.nUpd)
+		r.inflateCost = bytesTime(inner, cfg.Compression.DecompressRate) +
+			time.Duration(all-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(inner, cfg.CPU.ParseRate)
+	}
 	r.ring = newTrxRing(1024)
 	r.regNext = 1
 	r.durable = func(a any) { r.finishCommit(a.(*worker).seq) }
@@ -438,9 +447,10 @@ func (r *replica) register(seq int64) {
 }
 
 // execute runs the statement work of w's transaction on its session: the
-// rows' CPU, then their redo; done(w) runs after.
-func (r *replica) execute(w *worker, done func(any)) {
-	w.sess.Execute(r.applyCost(), r.nUpd, done, w)
+// rows' CPU (after pre, the worker's own CPU before them), then their
+// redo; done(w) runs after.
+func (r *replica) execute(w *worker, pre time.Duration, done func(any)) {
+	w.sess.Execute(pre+r.applyCost(), r.nUpd, done, w)
 }
 
 // commitUnordered commits w's transaction on its session (no commit
