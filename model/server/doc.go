@@ -24,6 +24,12 @@
 // read and created, mini-transactions of redo bytes over dirtied pages),
 // commits through it and learns when a commit is durable.
 //
+// Replica is the server a replication applier drives (model/applier): the
+// vCPUs, a RAID 0 set (disk.Array), InnoDB's redo log and the ordered
+// commit of the MySQL 8.4/9.x flavour of model/commit. Its narrow seam is a
+// ReplicaSession per applier worker (Execute the statement work, Commit
+// unordered and learn when durable) and CommitInOrder for commit order.
+//
 // Sysbench is the sysbench client threads in a closed loop, a driver of the
 // server. RunSysbench is the entry point the scenario runner calls; it
 // returns the metrics block documented in docs/model-commit.md.
