@@ -41,6 +41,8 @@ type cleaner struct {
 	e *Engine
 
 	running  bool // a batch (or checkpoint) is in progress
+	sleeping bool // idle: waiting without a timeout for page_cleaner_wakeup or buf_flush_ahead
+	goIdle   bool // the iteration ends in set_idle: checkpoint, then sleep
 	timer    sim.Timer
 	timed    bool
 	nextTick sim.Time
@@ -128,13 +130,31 @@ func (c *cleaner) start() {
 // wake is pthread_cond_signal(&buf_pool.do_flush_list) from buf_flush_ahead:
 // a waiting cleaner runs its next iteration now.
 func (c *cleaner) wake() {
-	if c.running || !c.timed {
+	if c.running {
+		return // done() looks at the requests when the iteration ends
+	}
+	if c.sleeping {
+		c.sleeping = false
+	} else if c.timed {
+		c.e.env.Cancel(c.timer)
+	} else {
 		return
 	}
-	c.e.env.Cancel(c.timer)
-	c.timed = false
 	c.timer = c.e.env.At(c.e.env.Now(), c.tickCB)
 	c.timed = true
+}
+
+// dirtied is buf_pool.page_cleaner_wakeup() from a page entering the flush
+// list: with innodb_max_dirty_pages_pct_lwm = 0 an idle cleaner is woken
+// only once the dirty pages reach max_dirty_pages_pct.
+func (c *cleaner) dirtied() {
+	if !c.sleeping {
+		return
+	}
+	bp := c.e.BP
+	if 100*float64(bp.dirty) >= c.e.cfg.Flushing.MaxDirtyPagesPct*float64(bp.frames) {
+		c.wake()
+	}
 }
 
 // wakeFree is buf_pool.page_cleaner_wakeup(true) from
@@ -172,6 +192,11 @@ func (c *cleaner) tick() {
 		c.batch(c.take(f.IOCapacityMax, e.async), modeAsync)
 		return
 	}
+	if oldest == 0 {
+		// fully_unemployed: nothing dirty.
+		c.idle()
+		return
+	}
 	if c.lruOn() && bp.Free() < f.LRUScanDepth/2 {
 		// buf_pool.need_LRU_eviction(): an LRU batch, nothing else.
 		c.pages, c.nFL = c.pages[:0], 0
@@ -204,9 +229,21 @@ func (c *cleaner) tick() {
 	c.batch(pages, modeAdaptive)
 }
 
+// idle is set_idle: MariaDB >= 10.5 writes a checkpoint (log_checkpoint)
+// and, with innodb_max_dirty_pages_pct_lwm = 0, waits for
+// buf_pool.do_flush_list with no timeout: only buf_flush_ahead (the async or
+// sync point), a thread short of free pages, or the dirty pages reaching
+// max_dirty_pages_pct wake it (buf_pool_t::page_cleaner_wakeup). With a lwm
+// it wakes once a second. A bulk loader's engine keeps the timed wake-up
+// and no checkpoint here.
 func (c *cleaner) idle() {
-	c.timer = c.e.env.At(c.nextTick, c.tickCB)
-	c.timed = true
+	if c.e.loader {
+		c.timer = c.e.env.At(c.nextTick, c.tickCB)
+		c.timed = true
+		return
+	}
+	c.goIdle = true
+	c.batch(nil, modeAdaptive)
 }
 
 // take is one flush-list batch and the LRU batch after it: up to n pages
@@ -249,7 +286,7 @@ func (c *cleaner) fix(from int) {
 // lruOn reports whether the page cleaner runs LRU batches: always in
 // MariaDB; an engine serving a bulk loader's Tablespace runs the loader's
 // own LRU policy (MySQL 5.1's buf_flush_LRU_recommendation) instead.
-func (c *cleaner) lruOn() bool { return !c.e.ownLRU }
+func (c *cleaner) lruOn() bool { return !c.e.loader }
 
 // takeLRU is buf_flush_LRU_list_batch: walking the LRU from its tail while
 // the free list is shorter than lru_scan_depth, it frees clean pages and
@@ -353,8 +390,10 @@ func (c *cleaner) recommendation(oldest uint64, dirtyPct float64) int {
 	return min(n, f.IOCapacityMax)
 }
 
-// batch writes pages (already taken from the flush list), then
-// checkpoints.
+// batch writes pages (already taken), then ends the iteration: with a
+// checkpoint after furious flushing (buf_flush_sync_for_checkpoint) and in
+// set_idle, without one after flush-ahead, adaptive and LRU batches
+// (MariaDB >= 10.5; a bulk loader's engine checkpoints after every batch).
 func (c *cleaner) batch(pages []int32, mode int) {
 	c.running = true
 	c.mode = mode
@@ -363,7 +402,7 @@ func (c *cleaner) batch(pages []int32, mode int) {
 	c.batchAt = c.e.env.Now()
 	c.nPages = len(pages)
 	if len(pages) == 0 {
-		c.checkpoint()
+		c.endBatch()
 		return
 	}
 	e := c.e
@@ -444,8 +483,18 @@ func (c *cleaner) onPageWritten(a any) {
 		return
 	}
 	if c.chunks == 0 {
-		c.checkpoint()
+		c.endBatch()
 	}
+}
+
+// endBatch checkpoints or ends the iteration.
+func (c *cleaner) endBatch() {
+	if c.mode == modeFurious || c.goIdle || c.e.loader || c.e.cfg.Flushing.CheckpointPerBatch {
+		c.checkpoint()
+		return
+	}
+	c.ckptStp = 0
+	c.done()
 }
 
 // checkpoint runs log_checkpoint after a batch: the InnoDB binlog's
@@ -531,10 +580,19 @@ func (c *cleaner) done() {
 		c.freeWait = false
 		e.freeReady()
 	}
-	if e.furious != 0 || e.async != 0 {
+	if e.furious != 0 || e.async != 0 || c.freeWait {
+		c.goIdle = false
 		c.timer = e.env.At(now, c.tickCB)
 		c.timed = true
 		return
+	}
+	if c.goIdle {
+		c.goIdle = false
+		if e.cfg.Flushing.MaxDirtyPagesPctLWM == 0 && !c.freeWait {
+			c.sleeping = true
+			c.dirtied() // already past max_dirty_pages_pct: no sleep
+			return
+		}
 	}
 	c.timer = e.env.At(max(now, c.nextTick), c.tickCB)
 	c.timed = true

@@ -55,9 +55,11 @@ type Engine struct {
 
 	// eviction writes in flight (oldest LSN each) hold back checkpoints
 	lruInflight []uint64
-	// ownLRU: a bulk loader's Tablespace frees frames with its own LRU
-	// policy; the page cleaner runs no LRU batch and flushes no neighbours
-	ownLRU bool
+	// loader: the engine serves a bulk loader's Tablespace, which models
+	// MySQL 5.1's page flushing with its own LRU policy; the page cleaner
+	// keeps its timed wake-ups and a checkpoint after every batch and runs
+	// no LRU batch and no neighbour flushing
+	loader bool
 	// user threads waiting in buf_LRU_get_free_block for the page cleaner
 	freeWaiters, freeSpare []*pageRead
 	readCB                 func(any)
@@ -73,6 +75,7 @@ type Engine struct {
 	FlushListPages int64
 	LRUBatchPages  int64
 	NeighborPages  int64
+	NeighborLRU    int64 // of NeighborPages, those the LRU batch wrote
 	LRUEvicted     int64 // clean pages the LRU batch freed
 	WaitFree       int64 // a user thread found no free page and waited for the cleaner (Innodb_buffer_pool_wait_free)
 	LRUWrites      int64 // single pages a user thread wrote to free a frame (a bulk loader's Tablespace)
@@ -319,7 +322,7 @@ func (e *Engine) readNext(rd *pageRead) {
 		return
 	}
 	rd.page = rd.pages[rd.i]
-	if !e.BP.HasFree() && !e.ownLRU {
+	if !e.BP.HasFree() && !e.loader {
 		// buf_LRU_get_free_block: free a clean page near the LRU tail
 		// (buf_LRU_scan_and_free_block), else wake the page cleaner and wait
 		// for its LRU batch (buf_pool.done_free). A user thread writes no
@@ -378,7 +381,7 @@ func (e *Engine) freeReady() {
 // shorter than BUF_LRU_OLD_MIN_LEN (512 pages).
 func (e *Engine) neighbourMode(lru bool) int {
 	f := e.cfg.Flushing
-	if !f.Rotational || e.ownLRU || e.BP.resident < 512 {
+	if !f.Rotational || e.loader || e.BP.resident < 512 {
 		return 0
 	}
 	return f.FlushNeighbors
@@ -418,6 +421,9 @@ func (e *Engine) takeNeighbours(dst []int32, p int32, mode int, lru bool, flag i
 		}
 		e.BP.Clean(q)
 		e.NeighborPages++
+		if lru {
+			e.NeighborLRU++
+		}
 		dst = append(dst, q|flag)
 	}
 	return dst
@@ -595,6 +601,7 @@ func (e *Engine) ApplyBody(stmts []workload.Stmt, pages []int32) uint64 {
 	for _, p := range pages {
 		e.dirty(p, lsn)
 	}
+	e.cl.dirtied()
 	return lsn
 }
 
@@ -692,7 +699,7 @@ func (e *Engine) onSample(any) {
 // ResetStats starts the measured window.
 func (e *Engine) ResetStats() {
 	e.Stalls, e.PagesFlushed, e.LRUWrites, e.PageReads, e.Checkpoints = 0, 0, 0, 0, 0
-	e.FlushListPages, e.LRUBatchPages, e.NeighborPages, e.LRUEvicted, e.WaitFree = 0, 0, 0, 0, 0
+	e.FlushListPages, e.LRUBatchPages, e.NeighborPages, e.NeighborLRU, e.LRUEvicted, e.WaitFree = 0, 0, 0, 0, 0, 0
 	e.FlushAheadOn, e.FuriousOn = 0, 0
 	e.ageHist.Reset()
 	e.dirtyHist.Reset()
@@ -722,6 +729,7 @@ type Stats struct {
 	FlushListPages      int64
 	LRUBatchPages       int64
 	NeighborPages       int64
+	NeighborLRU         int64
 	LRUEvicted          int64
 	WaitFree            int64
 	FreePages           stats.HistogramSummary // free-list length samples
@@ -763,6 +771,7 @@ func (e *Engine) Stats() Stats {
 		FlushListPages:      e.FlushListPages,
 		LRUBatchPages:       e.LRUBatchPages,
 		NeighborPages:       e.NeighborPages,
+		NeighborLRU:         e.NeighborLRU,
 		LRUEvicted:          e.LRUEvicted,
 		WaitFree:            e.WaitFree,
 		FreePages:           e.freeHist.Summary(),

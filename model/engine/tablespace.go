@@ -58,7 +58,7 @@ func NewForTablespace(env *sim.Env, cfg Config, pages int, vol *disk.Volume, src
 	wl.Tables, wl.TableSize = 1, int64(pages)
 	e, err := New(env, cfg, wl, vol, src, syncAtCommit)
 	if e != nil {
-		e.ownLRU = true // the loader's FlushLRU/MakeRoom replace the cleaner's LRU batch
+		e.loader = true // the loader's FlushLRU/MakeRoom replace the cleaner's LRU batch
 	}
 	return e, err
 }

@@ -247,6 +247,7 @@ type Metrics struct {
 	DirtyPages    DirtyPages         `json:"dirty_pages"`
 	FlushedPerS   float64            `json:"pages_flushed_per_s"`
 	FlushedPerTx  float64            `json:"pages_flushed_per_tx"`
+	PagesWritten  PagesWrittenPerTx  `json:"pages_written_per_tx"`
 	TxPerGroup    TxPerGroup         `json:"tx_per_group"`
 	BufferPool    BufferPool         `json:"buffer_pool"`
 	Series        TPSSeries          `json:"series"`
@@ -291,6 +292,19 @@ type CheckpointAge struct {
 	Checkpoints  int64   `json:"checkpoints"`
 	FlushAheadIt int64   `json:"flush_ahead_it"`
 	FuriousIt    int64   `json:"furious_it"`
+}
+
+// PagesWrittenPerTx is the data pages written per committed transaction
+// by who wrote them; the four sources are disjoint and add up to Total
+// (InnoDB's buffer_flush_* / buffer_LRU_* counters of INNODB_METRICS).
+type PagesWrittenPerTx struct {
+	FlushList  float64 `json:"flush_list"`  // the page cleaner's flush-list batches, neighbours aside
+	Neighbours float64 `json:"neighbours"`  // dirty neighbours written with a page (innodb_flush_neighbors), either batch
+	LRU        float64 `json:"lru"`         // the LRU batch's dirty pages from the LRU tail, neighbours aside
+	SinglePage float64 `json:"single_page"` // written by a user thread to free a frame
+	Total      float64 `json:"total"`
+	WaitFree   float64 `json:"wait_free"`      // times a user thread found no free page (Innodb_buffer_pool_wait_free), per transaction
+	FreeAvg    float64 `json:"free_pages_avg"` // mean free-list length, pages
 }
 
 // DirtyPages samples the buffer pool's dirty pages.
@@ -420,6 +434,15 @@ func (s *Sysbench) Report() Metrics {
 		DirtyPages:   DirtyPages{Avg: es.DirtyPages.Mean, Max: es.DirtyPages.Max},
 		FlushedPerS:  float64(es.PagesFlushed) / secs,
 		FlushedPerTx: perTx(es.PagesFlushed),
+		PagesWritten: PagesWrittenPerTx{
+			FlushList:  perTx(es.FlushListPages - (es.NeighborPages - es.NeighborLRU)),
+			Neighbours: perTx(es.NeighborPages),
+			LRU:        perTx(es.LRUBatchPages - es.NeighborLRU),
+			SinglePage: perTx(es.LRUWrites),
+			Total:      perTx(es.PagesFlushed + es.LRUWrites),
+			WaitFree:   perTx(es.WaitFree),
+			FreeAvg:    es.FreePages.Mean,
+		},
 		TxPerGroup: TxPerGroup{
 			RedoSync:   es.RedoGroup.Mean,
 			Binlog:     ps.BinlogGroup.Mean,
