@@ -303,8 +303,6 @@ type PagesWrittenPerTx struct {
 	LRU        float64 `json:"lru"`         // the LRU batch's dirty pages from the LRU tail, neighbours aside
 	SinglePage float64 `json:"single_page"` // written by a user thread to free a frame
 	Total      float64 `json:"total"`
-	WaitFree   float64 `json:"wait_free"`      // times a user thread found no free page (Innodb_buffer_pool_wait_free), per transaction
-	FreeAvg    float64 `json:"free_pages_avg"` // mean free-list length, pages
 }
 
 // DirtyPages samples the buffer pool's dirty pages.
@@ -328,6 +326,8 @@ type BufferPool struct {
 	DataPages int64   `json:"data_pages"`
 	Reads     int64   `json:"reads"`
 	LRUWrites int64   `json:"lru_writes"`
+	FreeAvg   float64 `json:"free_pages_avg"`   // mean free-list length, pages
+	WaitFree  float64 `json:"wait_free_per_tx"` // a user thread found no free page and waited (Innodb_buffer_pool_wait_free)
 }
 
 // TPSSeries is the TPS per interval, like sysbench --report-interval, and
@@ -440,8 +440,6 @@ func (s *Sysbench) Report() Metrics {
 			LRU:        perTx(es.LRUBatchPages - es.NeighborLRU),
 			SinglePage: perTx(es.LRUWrites),
 			Total:      perTx(es.PagesFlushed + es.LRUWrites),
-			WaitFree:   perTx(es.WaitFree),
-			FreeAvg:    es.FreePages.Mean,
 		},
 		TxPerGroup: TxPerGroup{
 			RedoSync:   es.RedoGroup.Mean,
@@ -455,6 +453,8 @@ func (s *Sysbench) Report() Metrics {
 			DataPages: int64(es.DataPages),
 			Reads:     es.PageReads,
 			LRUWrites: es.LRUWrites,
+			FreeAvg:   es.FreePages.Mean,
+			WaitFree:  perTx(es.WaitFree),
 		},
 		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series, CheckpointAgeMB: ageMB(es.CheckpointAgeSeries)},
 		Disk:   dm,
