@@ -134,22 +134,31 @@ func (b *BufferPool) NextOld() (p int32, ok bool) {
 		return 0, false
 	}
 	for steps := 0; steps < 2*b.npages+2; steps++ {
-		h := b.hand
-		b.hand++
-		if b.hand == b.npages {
-			b.hand = 0
+		if p, ok := b.step(); ok {
+			return p, true
 		}
-		w := b.word[h]
-		if w&pgResident == 0 || w&pgIOFix != 0 {
-			continue
-		}
-		if w&pgRef != 0 {
-			b.word[h] = w &^ pgRef
-			continue
-		}
-		return int32(h), true
 	}
 	return 0, false
+}
+
+// step advances the clock hand by one page and returns it if it is
+// resident, not being written and was not referenced; a referenced page
+// loses its bit (its second chance).
+func (b *BufferPool) step() (int32, bool) {
+	h := b.hand
+	b.hand++
+	if b.hand == b.npages {
+		b.hand = 0
+	}
+	w := b.word[h]
+	if w&pgResident == 0 || w&pgIOFix != 0 {
+		return 0, false
+	}
+	if w&pgRef != 0 {
+		b.word[h] = w &^ pgRef
+		return 0, false
+	}
+	return int32(h), true
 }
 
 // Load makes page p resident in a free frame. It panics if none is free.
@@ -177,24 +186,15 @@ func (b *BufferPool) Victim(scan int) (p int32, dirty bool, ok bool) {
 	firstDirty := int32(-1)
 	seen := 0
 	for steps := 0; steps < 2*b.npages+2; steps++ {
-		h := b.hand
-		b.hand++
-		if b.hand == b.npages {
-			b.hand = 0
-		}
-		w := b.word[h]
-		if w&pgResident == 0 || w&pgIOFix != 0 {
+		p, ok := b.step()
+		if !ok {
 			continue
 		}
-		if w&pgRef != 0 {
-			b.word[h] = w &^ pgRef
-			continue
-		}
-		if w&lsnMask == 0 {
-			return int32(h), false, true
+		if b.word[p]&lsnMask == 0 {
+			return p, false, true
 		}
 		if firstDirty < 0 {
-			firstDirty = int32(h)
+			firstDirty = p
 		}
 		if seen++; seen >= scan {
 			break

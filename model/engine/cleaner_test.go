@@ -33,19 +33,9 @@ type driverThread struct {
 
 func newLoadDriver(t *testing.T, cfg Config, tables int, rows int64) *loadDriver {
 	t.Helper()
-	env := sim.New(1)
-	vol, err := disk.New(env, disk.DefaultConfig())
-	if err != nil {
-		t.Fatal(err)
-	}
 	wl := workload.DefaultSysbench()
 	wl.Tables, wl.TableSize = tables, rows
-	src := Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
-		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
-	e, err := New(env, cfg, wl, vol, src, true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, e, vol, src := newTestEngineWL(t, cfg, wl)
 	return &loadDriver{t: t, env: env, e: e, vol: vol, src: src, gen: workload.NewGenerator(wl, env.Stream("w"))}
 }
 
