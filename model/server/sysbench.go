@@ -328,6 +328,7 @@ type BufferPool struct {
 	LRUWrites int64   `json:"lru_writes"`
 	FreeAvg   float64 `json:"free_pages_avg"`   // mean free-list length, pages
 	WaitFree  float64 `json:"wait_free_per_tx"` // a user thread found no free page and waited (Innodb_buffer_pool_wait_free)
+	LRUFreed  float64 `json:"lru_freed_per_tx"` // clean pages the page cleaner's LRU batch freed (buffer_LRU_batch_evict_total_pages)
 }
 
 // TPSSeries is the TPS per interval, like sysbench --report-interval, and
@@ -455,6 +456,7 @@ func (s *Sysbench) Report() Metrics {
 			LRUWrites: es.LRUWrites,
 			FreeAvg:   es.FreePages.Mean,
 			WaitFree:  perTx(es.WaitFree),
+			LRUFreed:  perTx(es.LRUEvicted),
 		},
 		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series, CheckpointAgeMB: ageMB(es.CheckpointAgeSeries)},
 		Disk:   dm,
