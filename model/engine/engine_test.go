@@ -280,6 +280,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"},
 		{func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"},
 		{func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"},
+		{func(c *Config) { c.Flushing.FlushNeighbors = 3 }, "flushing.flush_neighbors"},
+		{func(c *Config) { c.Flushing.LRUScanDepth = 50 }, "flushing.lru_scan_depth"},
+		{func(c *Config) { c.Flushing.MaxDirtyPagesPctLWM = 95 }, "flushing.max_dirty_pages_pct_lwm"},
 		{func(c *Config) { c.Layout.RowsPerPage = 0 }, "layout.rows_per_page"},
 	}
 	for _, tc := range cases {
