@@ -8,25 +8,35 @@ import (
 	"simrun/sim"
 )
 
-// cleaner is MariaDB's single page cleaner thread (buf_flush_page_cleaner,
-// MariaDB >= 10.5) with the doublewrite buffer and the checkpoint that
-// follows each batch:
+// cleaner is MariaDB's single page cleaner thread (buf_flush_page_cleaner
+// in buf0flu.cc, MariaDB >= 10.5; read in 10.11.18) with the doublewrite
+// buffer. One iteration:
 //
-//   - furious flushing (buf_flush_sync_lsn set, innodb_flush_sync=ON):
-//     back-to-back batches of io_capacity_max pages up to the target,
-//     ignoring io_capacity, then a checkpoint;
-//   - flush-ahead (buf_flush_async_lsn set, checkpoint age past the async
-//     point): back-to-back batches of io_capacity_max pages up to the target;
-//   - otherwise, if the free list is short (buf_pool.need_LRU_eviction:
-//     fewer than lru_scan_depth/2 free pages), an LRU batch of
-//     io_capacity_max pages and nothing else;
-//   - otherwise once per second: nothing while the checkpoint age is below
-//     adaptive_flushing_lwm and dirty pages below max_dirty_pages_pct,
-//     else a batch of page_cleaner_flush_pages_recommendation() pages;
-//   - after every flush-list batch, the LRU batch (buf_flush_LRU) of
+//   - furious flushing (buf_flush_sync_lsn set, innodb_flush_sync=ON;
+//     buf_flush_sync_for_checkpoint): an LRU batch of io_capacity pages if
+//     the free list is short, a flush-list batch of io_capacity_max pages
+//     below the target, then a checkpoint; the next iteration starts at once;
+//   - otherwise, with the free list short (buf_pool.need_LRU_eviction:
+//     fewer than lru_scan_depth/2 free pages) and no flush-ahead target, an
+//     LRU batch of io_capacity_max pages;
+//   - otherwise flush-ahead (buf_flush_async_lsn set) takes io_capacity_max
+//     pages below the target; below max_dirty_pages_pct with the checkpoint
+//     age under adaptive_flushing_lwm the cleaner goes idle (set_idle); else
+//     it takes page_cleaner_flush_pages_recommendation() pages;
+//   - after a flush-list batch, the LRU batch (buf_flush_LRU) of
 //     max(io_capacity_max - pages just flushed, min(io_capacity_max,
 //     lru_scan_depth)) pages, which frees clean pages from the LRU tail and
-//     writes dirty ones while the free list is shorter than lru_scan_depth.
+//     writes dirty ones while the free list is shorter than lru_scan_depth;
+//   - every non-furious iteration ends at the labels LRU_flush ->
+//     check_oldest_and_set_idle -> set_almost_idle (or set_idle), where
+//     buf_dblwr.flush_buffered_writes() and log_checkpoint() run: MariaDB
+//     checkpoints after every batch. The cleaner then waits on
+//     buf_pool.do_flush_list until one second after the previous wait ended
+//     (my_cond_timedwait), without a timeout when idle, and not at all while
+//     the free list is short or furious flushing is pending. buf_flush_ahead
+//     for the async point wakes only an idle cleaner ("we will not disturb
+//     the regular 1-second sleep"), so flush-ahead runs at most one batch
+//     per second.
 //
 // A flush-list batch (buf_do_flush_list_batch) takes pages from the head of
 // the flush list (oldest modification first), each with its dirty
@@ -43,6 +53,7 @@ type cleaner struct {
 	running  bool // a batch (or checkpoint) is in progress
 	sleeping bool // idle: waiting without a timeout for page_cleaner_wakeup or buf_flush_ahead
 	goIdle   bool // the iteration ends in set_idle: checkpoint, then sleep
+	idle     bool // buf_pool.page_cleaner_idle(): set by set_idle, cleared by any batch
 	timer    sim.Timer
 	timed    bool
 	nextTick sim.Time
@@ -128,12 +139,15 @@ func (c *cleaner) start() {
 	c.timed = true
 }
 
-// wake is pthread_cond_signal(&buf_pool.do_flush_list) from buf_flush_ahead:
-// a waiting cleaner runs its next iteration now.
+// wake is pthread_cond_signal(&buf_pool.do_flush_list) with
+// page_cleaner_set_idle(false), from buf_flush_ahead for the sync point
+// (furious) and page_cleaner_wakeup(true): a waiting cleaner runs its next
+// iteration now, even from its 1-second timed wait.
 func (c *cleaner) wake() {
 	if c.running {
 		return // done() looks at the requests when the iteration ends
 	}
+	c.idle = false
 	if c.sleeping {
 		c.sleeping = false
 	} else if c.timed {
@@ -143,6 +157,14 @@ func (c *cleaner) wake() {
 	}
 	c.timer = c.e.env.At(c.e.env.Now(), c.tickCB)
 	c.timed = true
+}
+
+// wakeAsync is buf_flush_ahead for the async point: it wakes only an idle
+// cleaner and leaves the regular 1-second wait alone.
+func (c *cleaner) wakeAsync() {
+	if c.idle {
+		c.wake()
+	}
 }
 
 // dirtied is buf_pool.page_cleaner_wakeup() from a page entering the flush
@@ -165,22 +187,102 @@ func (c *cleaner) wakeFree() {
 	c.wake()
 }
 
+// needLRU is buf_pool.need_LRU_eviction(): a thread waits for a free page,
+// or the free list is shorter than lru_scan_depth/2 while the LRU holds more
+// than BUF_LRU_MIN_LEN (256) pages.
+func (c *cleaner) needLRU() bool {
+	bp := c.e.BP
+	return c.lruOn() && (c.freeWait || bp.resident > 256 && bp.Free() < c.e.cfg.Flushing.LRUScanDepth/2)
+}
+
 func (c *cleaner) tick() {
 	c.timed = false
 	e := c.e
 	now := e.env.Now()
-	c.nextTick = now.Add(time.Second)
+	c.nextTick = now.Add(time.Second) // set_timespec(abstime, 1)
 	bp, r := e.BP, e.Redo
 	oldest := bp.OldestLSN()
 	f := e.cfg.Flushing
+	c.pages, c.nFL = c.pages[:0], 0
+	if e.loader {
+		c.tickLoader(oldest)
+		return
+	}
 
+	if e.furious != 0 {
+		// furious_flush: buf_flush_sync_for_checkpoint.
+		e.FuriousOn++
+		c.idle = false
+		if c.needLRU() {
+			c.takeLRU(f.IOCapacity)
+		}
+		c.takeFL(f.IOCapacityMax, e.furious)
+		c.lastPages = 0
+		c.batch(c.pages, modeFurious)
+		return
+	}
+	if oldest == 0 {
+		// fully_unemployed: nothing dirty.
+		c.setIdle()
+		return
+	}
+	soft := e.async
+	if soft != 0 {
+		if oldest >= soft {
+			e.async, soft = 0, 0
+		}
+	} else if c.needLRU() {
+		// An LRU batch, nothing else.
+		c.idle = false
+		c.lastPages += c.takeLRU(f.IOCapacityMax)
+		c.batch(c.pages, modeLRU)
+		return
+	}
+	dirtyPct := 100 * float64(bp.dirty) / float64(bp.frames)
+	capa, _, _ := r.Points()
+	lwm := uint64(f.AdaptiveFlushingLWM * float64(capa) / 100)
+	// possibly_unemployed: with innodb_max_dirty_pages_pct_lwm = 0 the
+	// cleaner goes idle below max_dirty_pages_pct unless the checkpoint age
+	// needs adaptive flushing (af_needed_for_redo) or flush-ahead is
+	// pending; with a lwm, also while the dirty share is below it.
+	if soft == 0 && dirtyPct < f.MaxDirtyPagesPct && r.lsn-oldest <= lwm && (f.MaxDirtyPagesPctLWM == 0 || dirtyPct < f.MaxDirtyPagesPctLWM) {
+		c.setIdle()
+		return
+	}
+	c.idle = false
+	mode := modeAdaptive
+	if soft != 0 {
+		// background_flush
+		e.FlushAheadOn++
+		mode = modeAsync
+		c.takeFL(f.IOCapacityMax, soft)
+	} else if n := c.recommendation(oldest, dirtyPct); n > 0 {
+		c.lastPages = c.takeFL(n, 0)
+	} else if !c.needLRU() {
+		// check_oldest_and_set_idle: a checkpoint, no batch.
+		c.batch(nil, modeAdaptive)
+		return
+	}
+	if c.lruOn() {
+		c.lastPages += c.takeLRU(max(f.IOCapacityMax-c.nFL, min(f.IOCapacityMax, f.LRUScanDepth)))
+	}
+	c.batch(c.pages, mode)
+}
+
+// tickLoader is the iteration of a bulk loader's engine (MySQL 5.1's
+// srv_master_thread flushing as model/bulkload needs it): back-to-back
+// batches toward the sync and async targets, then a recommendation once a
+// second; every batch ends with a checkpoint.
+func (c *cleaner) tickLoader(oldest uint64) {
+	e := c.e
+	f := e.cfg.Flushing
 	if e.furious != 0 {
 		if oldest != 0 && oldest < e.furious {
 			e.FuriousOn++
-			c.batch(c.take(f.IOCapacityMax, e.furious), modeFurious)
+			c.takeFL(f.IOCapacityMax, e.furious)
+			c.batch(c.pages, modeFurious)
 			return
 		}
-		// buf_flush_sync_for_checkpoint is done: checkpoint now.
 		e.furious = 0
 		c.batch(nil, modeFurious)
 		return
@@ -190,90 +292,70 @@ func (c *cleaner) tick() {
 	}
 	if e.async != 0 {
 		e.FlushAheadOn++
-		c.batch(c.take(f.IOCapacityMax, e.async), modeAsync)
+		c.takeFL(f.IOCapacityMax, e.async)
+		c.batch(c.pages, modeAsync)
 		return
 	}
 	if oldest == 0 {
-		// fully_unemployed: nothing dirty.
-		c.idle()
+		c.setIdle()
 		return
 	}
-	if c.lruOn() && bp.Free() < f.LRUScanDepth/2 {
-		// buf_pool.need_LRU_eviction(): an LRU batch, nothing else.
-		c.pages, c.nFL = c.pages[:0], 0
-		c.takeLRU(0)
-		c.batch(c.pages, modeLRU)
-		return
-	}
-	dirtyPct := 100 * float64(bp.dirty) / float64(bp.frames)
-	age := uint64(0)
-	if oldest != 0 {
-		age = r.lsn - oldest
-	}
-	capa, _, _ := r.Points()
+	dirtyPct := 100 * float64(e.BP.dirty) / float64(e.BP.frames)
+	capa, _, _ := e.Redo.Points()
 	lwm := uint64(f.AdaptiveFlushingLWM * float64(capa) / 100)
-	// With innodb_max_dirty_pages_pct_lwm = 0 the cleaner is idle below
-	// max_dirty_pages_pct unless the checkpoint age needs adaptive flushing
-	// (af_needed_for_redo); with a lwm, also while the dirty share is below it.
-	if dirtyPct < f.MaxDirtyPagesPct && age <= lwm && (f.MaxDirtyPagesPctLWM == 0 || dirtyPct < f.MaxDirtyPagesPctLWM) {
-		c.idle()
+	if dirtyPct < f.MaxDirtyPagesPct && e.Redo.lsn-oldest <= lwm && (f.MaxDirtyPagesPctLWM == 0 || dirtyPct < f.MaxDirtyPagesPctLWM) {
+		c.setIdle()
 		return
 	}
 	n := c.recommendation(oldest, dirtyPct)
 	c.lastPages = 0
 	if n <= 0 {
-		c.idle()
+		c.setIdle()
 		return
 	}
-	pages := c.take(n, 0)
-	c.lastPages = c.nFL // n_flushed of the flush list, neighbours included, LRU batch not
-	c.batch(pages, modeAdaptive)
+	c.lastPages = c.takeFL(n, 0)
+	c.batch(c.pages, modeAdaptive)
 }
 
-// idle is set_idle: MariaDB >= 10.5 writes a checkpoint (log_checkpoint)
+// setIdle is set_idle: MariaDB >= 10.5 writes a checkpoint (log_checkpoint)
 // and, with innodb_max_dirty_pages_pct_lwm = 0, waits for
 // buf_pool.do_flush_list with no timeout: only buf_flush_ahead (the async or
 // sync point), a thread short of free pages, or the dirty pages reaching
 // max_dirty_pages_pct wake it (buf_pool_t::page_cleaner_wakeup). With a lwm
 // it wakes once a second. A bulk loader's engine keeps the timed wake-up
 // and no checkpoint here.
-func (c *cleaner) idle() {
+func (c *cleaner) setIdle() {
 	if c.e.loader {
 		c.timer = c.e.env.At(c.nextTick, c.tickCB)
 		c.timed = true
 		return
 	}
+	c.idle = true
 	c.goIdle = true
 	c.batch(nil, modeAdaptive)
 }
 
-// take is one flush-list batch and the LRU batch after it: up to n pages
-// below limit (0 = none) from the head of the flush list, each with its
-// dirty neighbours, which count toward n (buf_do_flush_list_batch,
-// buf_flush_try_neighbors), then buf_flush_LRU(max(io_capacity_max -
-// flushed, min(io_capacity_max, lru_scan_depth))).
-func (c *cleaner) take(n int, limit uint64) []int32 {
+// takeFL is buf_do_flush_list_batch: up to n pages below limit (0 = none)
+// from the head of the flush list, each with its dirty neighbours, which
+// count toward n (buf_flush_try_neighbors). It returns the pages taken.
+func (c *cleaner) takeFL(n int, limit uint64) int {
 	e := c.e
-	c.pages = c.pages[:0]
+	start := len(c.pages)
 	nb := e.neighbourMode(false)
-	for len(c.pages) < n {
+	for len(c.pages)-start < n {
 		before := len(c.pages)
 		c.pages, _ = e.BP.TakeOldest(c.pages, 1, limit)
 		if len(c.pages) == before {
 			break
 		}
 		if nb != 0 {
-			c.pages = e.takeNeighbours(c.pages, c.pages[before], nb, false, 0)
+			c.pages = e.takeNeighbours(c.pages, c.pages[before], nb, false, 0, n-(before-start)-1)
 		}
 		c.fix(before)
 	}
-	c.nFL = len(c.pages)
+	c.nFL = len(c.pages) - start
 	e.FlushListPages += int64(c.nFL)
-	if c.lruOn() {
-		f := e.cfg.Flushing
-		c.takeLRU(max(f.IOCapacityMax-c.nFL, min(f.IOCapacityMax, f.LRUScanDepth)))
-	}
-	return c.pages
+	return c.nFL
 }
 
 // fix io-fixes the pages taken from index from on: the LRU walk must not
@@ -289,20 +371,21 @@ func (c *cleaner) fix(from int) {
 // own LRU policy (MySQL 5.1's buf_flush_LRU_recommendation) instead.
 func (c *cleaner) lruOn() bool { return !c.e.loader }
 
-// takeLRU is buf_flush_LRU_list_batch: walking the LRU from its tail while
-// the free list is shorter than lru_scan_depth, it frees clean pages and
-// takes dirty ones (with their old dirty neighbours) for writing, up to n
-// written (0 = io_capacity_max). Taken pages carry lruBit.
-func (c *cleaner) takeLRU(n int) {
+// takeLRU is buf_flush_LRU: walking the LRU from its tail while the free
+// list is shorter than lru_scan_depth (buf_flush_LRU_list_batch), it frees
+// clean pages and takes dirty ones for writing, up to n written, with their
+// dirty neighbours only once the free list holds half of lru_scan_depth. If
+// it wrote n it walks on freeing clean pages up to the first dirty one
+// (buf_do_LRU_batch(0)). Taken pages carry lruBit; it returns how many.
+func (c *cleaner) takeLRU(n int) int {
 	e := c.e
 	bp := e.BP
-	f := e.cfg.Flushing
-	if n == 0 {
-		n = f.IOCapacityMax
-	}
+	depth := e.cfg.Flushing.LRUScanDepth
 	nb := e.neighbourMode(true)
+	start := len(c.pages)
 	written := 0
-	for scanned := 0; bp.Free() < f.LRUScanDepth && written < n && scanned < bp.resident; scanned++ {
+	scanned := 0
+	for ; bp.Free() < depth && written < n && scanned < bp.resident; scanned++ {
 		p, ok := bp.NextOld()
 		if !ok {
 			break
@@ -315,13 +398,24 @@ func (c *cleaner) takeLRU(n int) {
 		before := len(c.pages)
 		bp.Clean(p)
 		c.pages = append(c.pages, p|lruBit)
-		if nb != 0 {
-			c.pages = e.takeNeighbours(c.pages, p, nb, true, lruBit)
+		if nb != 0 && 2*bp.Free() >= depth {
+			c.pages = e.takeNeighbours(c.pages, p, nb, true, lruBit, n-written-1)
 		}
 		c.fix(before)
 		written += len(c.pages) - before
 	}
-	e.LRUBatchPages += int64(len(c.pages) - c.nFL)
+	if written >= n {
+		for ; bp.Free() < depth && scanned < bp.resident; scanned++ {
+			p, ok := bp.NextOld()
+			if !ok || bp.IsDirty(p) {
+				break
+			}
+			bp.Evict(p)
+			e.LRUEvicted++
+		}
+	}
+	e.LRUBatchPages += int64(len(c.pages) - start)
+	return len(c.pages) - start
 }
 
 // pctForLSN is af_get_pct_for_lsn.
@@ -352,15 +446,30 @@ func (c *cleaner) recommendation(oldest uint64, dirtyPct float64) int {
 		c.prevSec = sec
 		c.prevLSN = lsn
 		maxPct := f.MaxDirtyPagesPct
+		dirty := e.BP.dirty
+		if e.loader {
+			// the bulk loader's engine keeps the rule it was validated with
+			dp := dirtyPct
+			if maxPct > 0 {
+				dp /= maxPct
+			}
+			n := int(dp * float64(f.IOCapacity))
+			if n < dirty {
+				n = min(f.IOCapacity, dirty)
+			}
+			return n
+		}
+		if f.IOCapacity >= dirty {
+			return dirty
+		}
 		dp := dirtyPct
-		if maxPct > 0 {
+		if maxPct > 1 {
 			dp /= maxPct
 		}
-		n := int(dp * float64(f.IOCapacity))
-		if n < e.BP.dirty {
-			n = min(f.IOCapacity, e.BP.dirty)
+		if int(dp*float64(f.IOCapacity)) < dirty {
+			return f.IOCapacity
 		}
-		return n
+		return min(f.IOCapacityMax, dirty)
 	}
 	c.sumPages += c.lastPages
 	elapsed := max(sec-c.prevSec, 1)
@@ -391,10 +500,8 @@ func (c *cleaner) recommendation(oldest uint64, dirtyPct float64) int {
 	return min(n, f.IOCapacityMax)
 }
 
-// batch writes pages (already taken), then ends the iteration: with a
-// checkpoint after furious flushing (buf_flush_sync_for_checkpoint) and in
-// set_idle, without one after flush-ahead, adaptive and LRU batches
-// (MariaDB >= 10.5; a bulk loader's engine checkpoints after every batch).
+// batch writes pages (already taken), then ends the iteration with a
+// checkpoint (endBatch).
 func (c *cleaner) batch(pages []int32, mode int) {
 	c.running = true
 	c.mode = mode
@@ -491,20 +598,42 @@ func (c *cleaner) onPageWritten(a any) {
 	}
 }
 
-// endBatch checkpoints or ends the iteration.
+// endBatch ends the iteration's page writes: threads waiting for a free
+// page retry (buf_pool.done_free), and the checkpoint follows: MariaDB's
+// cleaner ends every iteration in log_checkpoint (set_almost_idle, or
+// buf_flush_sync_for_checkpoint when furious), as a bulk loader's engine
+// does too.
 func (c *cleaner) endBatch() {
-	if c.mode == modeFurious || c.goIdle || c.e.loader || c.e.cfg.Flushing.CheckpointPerBatch {
-		c.checkpoint()
-		return
+	e := c.e
+	if c.freeWait {
+		c.freeWait = false
+		e.freeReady()
 	}
-	c.ckptStp = 0
-	c.done()
+	if !e.loader && c.mode != modeFurious {
+		// check_oldest_and_set_idle
+		if o := e.BP.OldestLSN(); o == 0 || o >= e.async {
+			e.async = 0
+		}
+	}
+	c.checkpoint()
 }
 
-// checkpoint runs log_checkpoint after a batch: the InnoDB binlog's
-// pending and partial pages are written, then the data
-// files written since the last checkpoint are fdatasynced, the log is made
-// durable, and the checkpoint block is written and synced.
+// fileCheckpointBytes is the redo a checkpoint appends before it is
+// written (fil_names_clear in log_checkpoint_low): a FILE_MODIFY record
+// per tablespace modified since the last checkpoint (type and length, space
+// id, page 0 and a name like ./sbtest/sbtest1.ibd: about 24 bytes) and the
+// FILE_CHECKPOINT record (SIZE_OF_FILE_CHECKPOINT = 16 bytes).
+func (e *Engine) fileCheckpointBytes() uint64 { return uint64(16 + 24*e.tables) }
+
+// checkpoint runs log_checkpoint: the InnoDB binlog's pending and partial
+// pages are written; the data files written since their last fdatasync are
+// synced (fil_flush_file_spaces: innodb_flush_method O_DIRECT, MariaDB
+// 10.11's default, still syncs; only O_DIRECT_NO_FSYNC skips it); then, if
+// the oldest modification moved, the FILE_MODIFY and FILE_CHECKPOINT
+// records are appended and the log made durable up to them
+// (log_write_up_to(flush_lsn, true)), and the checkpoint block is written
+// and synced (log_t::write_checkpoint). A bulk loader's engine (MySQL 5.1)
+// syncs only when the checkpoint moves and appends no record.
 func (c *cleaner) checkpoint() {
 	c.ckptStp = 0
 	c.ckptAt = c.e.env.Now()
@@ -522,12 +651,14 @@ func (c *cleaner) checkpointNext() {
 		}
 		c.checkpointNext()
 	case 2:
-		target := e.oldestForCheckpoint()
-		if target <= e.Redo.checkpoint {
-			c.done()
-			return
+		if e.loader {
+			target := e.oldestForCheckpoint()
+			if target <= e.Redo.checkpoint {
+				c.done()
+				return
+			}
+			c.ckptLSN = target
 		}
-		c.ckptLSN = target
 		c.ckptN = 1
 		for i, w := range e.written {
 			if !w {
@@ -549,7 +680,20 @@ func (c *cleaner) checkpointNext() {
 		}
 		c.onCheckpointStep(nil)
 	case 3:
-		if e.Redo.Request(e.Redo.lsn, true, nil, c.ckptSub, nil) {
+		r := e.Redo
+		if !e.loader {
+			// log_checkpoint_low: nothing logged since the last checkpoint
+			// but its own records, or the oldest modification did not move.
+			target := e.oldestForCheckpoint()
+			rec := e.fileCheckpointBytes()
+			if target <= r.checkpoint || target == r.lsn && r.lsn <= r.checkpoint+rec {
+				c.done()
+				return
+			}
+			c.ckptLSN = target
+			r.append(rec)
+		}
+		if r.Request(r.lsn, true, nil, c.ckptSub, nil) {
 			c.checkpointNext()
 			return
 		}
@@ -570,8 +714,12 @@ func (c *cleaner) onCheckpointStep(any) {
 	}
 }
 
-// done ends an iteration: furious and flush-ahead work continues at once,
-// otherwise the cleaner sleeps until a second after the iteration began.
+// done ends an iteration. After furious flushing the target is checked
+// against the oldest modification (buf_flush_sync_for_checkpoint). The next
+// iteration starts at once while furious flushing is pending or the free
+// list is short (no wait at the top of the loop), after an idle checkpoint
+// the cleaner sleeps until woken, and otherwise it waits until a second
+// after the previous iteration began.
 func (c *cleaner) done() {
 	c.running = false
 	e := c.e
@@ -579,20 +727,37 @@ func (c *cleaner) done() {
 	if c.rec != nil {
 		c.traceBatch(now)
 	}
-	if c.freeWait {
-		// buf_pool.done_free: threads waiting in buf_LRU_get_free_block retry.
-		c.freeWait = false
-		e.freeReady()
+	if e.loader {
+		if e.furious != 0 || e.async != 0 {
+			c.timer = e.env.At(now, c.tickCB)
+		} else {
+			c.timer = e.env.At(max(now, c.nextTick), c.tickCB)
+		}
+		c.timed = true
+		return
 	}
-	if e.furious != 0 || e.async != 0 || c.freeWait {
+	if c.mode == modeFurious {
+		measure := e.BP.OldestLSN()
+		if measure == 0 {
+			measure = math.MaxUint64
+		}
+		if measure >= e.furious {
+			e.furious = 0
+		} else if measure >= e.async {
+			e.async = 0
+		}
+		c.nextTick = now.Add(time.Second)
+	}
+	if e.furious != 0 || c.needLRU() {
 		c.goIdle = false
+		c.idle = false
 		c.timer = e.env.At(now, c.tickCB)
 		c.timed = true
 		return
 	}
 	if c.goIdle {
 		c.goIdle = false
-		if e.cfg.Flushing.MaxDirtyPagesPctLWM == 0 && !c.freeWait {
+		if e.cfg.Flushing.MaxDirtyPagesPctLWM == 0 {
 			c.sleeping = true
 			c.dirtied() // already past max_dirty_pages_pct: no sleep
 			return

@@ -212,21 +212,25 @@ func TestNeighbours(t *testing.T) {
 		mode  int
 		dirty []int32
 		page  int32
+		room  int // pages the batch may still take besides page
 		want  []int32
 	}{
-		{1, []int32{60, 61, 62, 64, 65, 66, 68}, 65, []int32{64, 66}},
-		{1, []int32{63, 64, 65}, 64, []int32{65}}, // 63 is in the previous area
-		{2, []int32{64, 70, 100, 127, 128}, 100, []int32{64, 70, 127}},
-		{1, []int32{10}, 10, nil},
+		{1, []int32{60, 61, 62, 64, 65, 66, 68}, 65, 100, []int32{64, 66}},
+		{1, []int32{63, 64, 65}, 64, 100, []int32{65}}, // 63 is in the previous area
+		{2, []int32{64, 70, 100, 127, 128}, 100, 100, []int32{64, 70, 127}},
+		{1, []int32{10}, 10, 100, nil},
+		// the batch's n counts neighbours: past it only the page itself
+		{2, []int32{64, 70, 100, 127, 128}, 100, 2, []int32{64, 70}},
+		{1, []int32{64, 65, 66}, 65, 0, nil},
 	} {
 		_, e, _ := newTestEngine(t, DefaultConfig())
 		for _, p := range tc.dirty {
 			e.BP.Touch(p, 100)
 		}
 		e.BP.Clean(tc.page)
-		got := e.takeNeighbours(nil, tc.page, tc.mode, false, 0)
+		got := e.takeNeighbours(nil, tc.page, tc.mode, false, 0, tc.room)
 		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
-			t.Errorf("mode %d page %d dirty %v: neighbours %v, want %v", tc.mode, tc.page, tc.dirty, got, tc.want)
+			t.Errorf("mode %d page %d dirty %v room %d: neighbours %v, want %v", tc.mode, tc.page, tc.dirty, tc.room, got, tc.want)
 		}
 		for _, p := range got {
 			if e.BP.IsDirty(p) {

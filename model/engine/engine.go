@@ -393,16 +393,20 @@ func (e *Engine) neighbourMode(lru bool) int {
 // takeNeighbours is buf_flush_try_neighbors for page p (already taken):
 // the area of min(64, pool pages/16) pages of p's file around it, narrowed
 // with mode 1 to the contiguous run of dirty pages around p; every dirty
-// page of it that is not being written (and, for the LRU batch, is old) is
-// marked clean and appended to dst with flag.
-func (e *Engine) takeNeighbours(dst []int32, p int32, mode int, lru bool, flag int32) []int32 {
+// page of it that is not being written is marked clean and appended to dst
+// with flag, in page order, at most room of them (the batch's n counts
+// them; past it only p itself is written, buf_flush_try_neighbors' count +
+// n_flushed >= n_to_flush). The LRU batch takes them as the flush list
+// does: 10.11 checks only that a neighbour is dirty and not io-fixed,
+// whatever its place in the LRU.
+func (e *Engine) takeNeighbours(dst []int32, p int32, mode int, lru bool, flag int32, room int) []int32 {
 	area := int32(max(1, min(64, e.BP.frames/16)))
 	first, end := e.fileRange(p)
 	lo := first + (p-first)/area*area
 	hi := min(lo+area, end)
 	ok := func(q int32) bool {
 		bp := e.BP
-		return bp.IsDirty(q) && bp.IsResident(q) && !bp.IsIOFixed(q) && (!lru || bp.IsOld(q))
+		return bp.IsDirty(q) && bp.IsResident(q) && !bp.IsIOFixed(q)
 	}
 	if mode == 1 {
 		for q := p - 1; q >= lo; q-- {
@@ -418,7 +422,7 @@ func (e *Engine) takeNeighbours(dst []int32, p int32, mode int, lru bool, flag i
 			}
 		}
 	}
-	for q := lo; q < hi; q++ {
+	for q := lo; q < hi && room > 0; q++ {
 		if q == p || !ok(q) {
 			continue
 		}
@@ -428,6 +432,7 @@ func (e *Engine) takeNeighbours(dst []int32, p int32, mode int, lru bool, flag i
 			e.NeighborLRU++
 		}
 		dst = append(dst, q|flag)
+		room--
 	}
 	return dst
 }
@@ -516,9 +521,20 @@ func (e *Engine) FreeCheck(tl *Timeline, fn func(any), arg any) bool {
 	}
 	e.Stalls++
 	e.stalled = append(e.stalled, stallWaiter{tl, fn, arg})
-	target := min(r.checkpoint+r.syncPoint, r.checkpoint+1<<20)
-	e.requestFurious(target)
+	e.requestFurious(e.marginTarget())
 	return false
+}
+
+// marginTarget is the oldest modification a stalled thread waits for: a
+// bulk loader's engine asks for at most 1 MiB of progress; MariaDB's
+// log_t::checkpoint_margin waits in buf_flush_wait for lsn -
+// max_checkpoint_age, which brings the age back to the sync point.
+func (e *Engine) marginTarget() uint64 {
+	r := e.Redo
+	if e.loader {
+		return min(r.checkpoint+r.syncPoint, r.checkpoint+1<<20)
+	}
+	return r.lsn - r.syncPoint
 }
 
 func (e *Engine) requestFurious(lsn uint64) {
@@ -537,20 +553,30 @@ func (e *Engine) requestFurious(lsn uint64) {
 func (e *Engine) requestAsync(lsn uint64) {
 	if lsn > e.async {
 		e.async = lsn
-		e.cl.wake()
+		if e.loader {
+			e.cl.wake()
+		} else {
+			e.cl.wakeAsync()
+		}
 	}
 }
 
-// checkpointed runs after a checkpoint: stalled threads re-check after
-// their 10 ms sleep.
+// checkpointed runs after a checkpoint: stalled threads re-check, a bulk
+// loader's after a 10 ms sleep, MariaDB's at once (log_t::checkpoint_margin
+// waits on buf_pool.done_flush_list, which the cleaner broadcasts after its
+// checkpoint).
 func (e *Engine) checkpointed() {
 	if len(e.stalled) == 0 {
 		return
 	}
+	d := time.Duration(0)
+	if e.loader {
+		d = 10 * time.Millisecond
+	}
 	for i := range e.stalled {
 		w := e.stalled[i]
 		e.stalled[i] = stallWaiter{}
-		e.env.AfterArg(10*time.Millisecond, e.stallRecheck, &stallWaiter{w.tl, w.fn, w.arg})
+		e.env.AfterArg(d, e.stallRecheck, &stallWaiter{w.tl, w.fn, w.arg})
 	}
 	e.stalled = e.stalled[:0]
 }
@@ -560,7 +586,7 @@ func (e *Engine) onStallRecheck(a any) {
 	r := e.Redo
 	if r.lsn-r.checkpoint > r.syncPoint {
 		e.stalled = append(e.stalled, *w)
-		e.requestFurious(min(r.checkpoint+r.syncPoint, r.checkpoint+1<<20))
+		e.requestFurious(e.marginTarget())
 		return
 	}
 	if w.tl != nil {
@@ -582,10 +608,18 @@ func (e *Engine) mtrCommit(n uint64) uint64 {
 		e.Overruns++
 	}
 	if age > r.asyncPoint {
+		// MariaDB's log_close asks buf_flush_ahead for lsn -
+		// max_modified_age_async, furiously from max_checkpoint_age on: the
+		// age back to the async point. A bulk loader's engine flushes up to
+		// the current LSN.
+		target := lsn - r.asyncPoint
+		if e.loader {
+			target = lsn
+		}
 		if age > r.syncPoint {
-			e.requestFurious(lsn)
+			e.requestFurious(target)
 		} else {
-			e.requestAsync(lsn)
+			e.requestAsync(target)
 		}
 	}
 	return lsn

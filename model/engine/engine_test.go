@@ -214,8 +214,10 @@ func TestRedoBuffered(t *testing.T) {
 		t.Fatalf("device bytes %d flushed %d before the background sync", e.Redo.DevBytes, e.Redo.Flushed())
 	}
 	env.RunUntil(sim.At(1100 * time.Millisecond))
-	if e.Redo.Flushed() != lsn {
-		t.Fatalf("flushed %d after the background sync, want %d", e.Redo.Flushed(), lsn)
+	// >=: the page cleaner's checkpoint at 1 s appends its FILE_MODIFY and
+	// FILE_CHECKPOINT records and makes them durable too.
+	if e.Redo.Flushed() < lsn {
+		t.Fatalf("flushed %d after the background sync, want >= %d", e.Redo.Flushed(), lsn)
 	}
 }
 
