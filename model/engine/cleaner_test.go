@@ -170,6 +170,57 @@ func TestCleanerProperties(t *testing.T) {
 	}
 }
 
+// The loop as buf_flush_page_cleaner runs it: every iteration that wrote
+// pages ends in a checkpoint (set_almost_idle), and flush-ahead, which
+// buf_flush_ahead does not wake from the 1-second wait, starts a batch at
+// most once a second while the cleaner stays awake.
+func TestCleanerLoopSource(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BufferPool.Size = 512 * sim.MiB // the data fit: no LRU batch
+	cfg.Redo.LogFileSize = 64 * sim.MiB  // A to M: about a second of this load
+	cfg.Redo.LogBufferSize = 2 * sim.MiB
+	d := newLoadDriver(t, cfg, 10, 100_000)
+	e := d.e
+	c := e.cl
+	type start struct {
+		mode  int
+		at    sim.Time
+		pages int
+		ckpts int64
+	}
+	var starts []start
+	var ended, withCkpt int // flush-ahead batches seen ending, and of them those with a checkpoint
+	running := false
+	d.check = func() {
+		if !c.running && running {
+			if last := starts[len(starts)-1]; last.pages > 0 && last.mode == modeAsync {
+				ended++
+				if e.Checkpoints > last.ckpts {
+					withCkpt++
+				}
+			}
+		}
+		if c.running && (!running || starts[len(starts)-1].at != c.batchAt) {
+			starts = append(starts, start{c.mode, c.batchAt, c.nPages, e.Checkpoints})
+		}
+		running = c.running
+	}
+	d.run(2, 30*time.Second)
+	if e.FlushAheadOn == 0 {
+		t.Fatalf("no flush-ahead: the 64 MiB log must pass its async point (tx %d furious %d ckpts %d flushed %d starts %d)", d.txs, e.FuriousOn, e.Checkpoints, e.PagesFlushed, len(starts))
+	}
+	t.Logf("ahead %d furious %d ckpts %d ended %d", e.FlushAheadOn, e.FuriousOn, e.Checkpoints, ended)
+	if ended < 10 || 10*withCkpt < 9*ended {
+		t.Errorf("%d of %d flush-ahead batches seen ending were followed by a checkpoint; want (nearly) all", withCkpt, ended)
+	}
+	for i := 1; i < len(starts); i++ {
+		a, b := starts[i-1], starts[i]
+		if a.mode == modeAsync && b.mode == modeAsync && b.at-a.at < sim.Time(time.Second) {
+			t.Fatalf("flush-ahead batches at %v and %v: less than the 1-second wait apart", a.at, b.at)
+		}
+	}
+}
+
 // The recommendation is MariaDB's: with innodb_max_dirty_pages_pct_lwm = 0
 // total_ratio is 1, so io_capacity enters once, whatever pct_for_lsn.
 func TestRecommendationTotalRatio(t *testing.T) {

@@ -311,3 +311,34 @@ func TestPctForLSN(t *testing.T) {
 		t.Errorf("half the async point: %d", got)
 	}
 }
+
+// log_close's targets: past the async point buf_flush_ahead is asked for
+// lsn - A (the age back to the async point), furiously from the sync point
+// on; not for the current LSN.
+func TestFlushAheadTargets(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Redo.LogFileSize = 8 * sim.MiB
+	cfg.Redo.LogBufferSize = 2 * sim.MiB
+	_, e, _ := newTestEngine(t, cfg)
+	_, syncPoint, async := e.Redo.Points()
+	for _, tc := range []struct {
+		name        string
+		age         uint64
+		wantAsync   uint64 // lsn - A, or 0
+		wantFurious bool
+	}{
+		{"below A", async - 4096, 0, false},
+		{"past A", async + 4096, 4096, false},
+		{"past M", syncPoint + 4096, syncPoint + 4096 - async, true},
+	} {
+		e.async, e.furious = 0, 0
+		lsn := e.AppendRedo(tc.age - e.Redo.Age())
+		got := e.async
+		if tc.wantFurious {
+			got = e.furious
+		}
+		if want := tc.wantAsync; got != want || (e.furious != 0) != tc.wantFurious {
+			t.Errorf("%s (lsn %d): async %d furious %d, want target %d furious=%v", tc.name, lsn, e.async, e.furious, want, tc.wantFurious)
+		}
+	}
+}
