@@ -177,7 +177,7 @@ func TestCleanerProperties(t *testing.T) {
 func TestCleanerLoopSource(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.BufferPool.Size = 512 * sim.MiB // the data fit: no LRU batch
-	cfg.Redo.LogFileSize = 64 * sim.MiB  // A to M: about a second of this load
+	cfg.Redo.LogFileSize = 64 * sim.MiB // A to M: about a second of this load
 	cfg.Redo.LogBufferSize = 2 * sim.MiB
 	d := newLoadDriver(t, cfg, 10, 100_000)
 	e := d.e
