@@ -37,20 +37,23 @@
 //
 // # Flushing and checkpoints
 //
-// The page cleaner runs MariaDB's buf_flush_page_cleaner: asleep while idle
-// (with innodb_max_dirty_pages_pct_lwm = 0 only the async or sync point, a
-// free-page shortage or max_dirty_pages_pct wake it), back-to-back batches
-// of io_capacity_max pages past the async point (flush-ahead), furious
-// flushing past the sync point while log_free_check stalls user threads,
-// an adaptive batch (page_cleaner_flush_pages_recommendation) once a second
-// while awake past innodb_adaptive_flushing_lwm, and after every flush-list
-// batch the LRU batch that keeps lru_scan_depth pages free. Flush-list and
-// LRU batches write each page's dirty neighbours (innodb_flush_neighbors on
-// a rotational device). Each batch first makes the log durable
-// (write-ahead logging), then writes doublewrite batches (one sequential
-// write and fdatasync of up to 128 pages, then the pages in place); a
-// checkpoint follows furious flushing and going idle (and every batch with
-// flushing.checkpoint_after_batch).
+// The page cleaner runs MariaDB's buf_flush_page_cleaner as 10.11's
+// buf0flu.cc has it: asleep while idle (with innodb_max_dirty_pages_pct_lwm
+// = 0 only the async or sync point, a free-page shortage or
+// max_dirty_pages_pct wake it), otherwise one iteration a second: past the
+// async point a flush-ahead batch of io_capacity_max pages toward lsn - A
+// (buf_flush_ahead does not interrupt the 1-second wait), past
+// innodb_adaptive_flushing_lwm an adaptive batch
+// (page_cleaner_flush_pages_recommendation); past the sync point furious
+// flushing runs back to back while log_free_check stalls user threads. After
+// every flush-list batch the LRU batch keeps lru_scan_depth pages free.
+// Flush-list and LRU batches write each page's dirty neighbours
+// (innodb_flush_neighbors on a rotational device). Each batch first makes
+// the log durable (write-ahead logging), then writes doublewrite batches
+// (one sequential write and fdatasync of up to 128 pages, then the pages in
+// place). Every iteration ends in a checkpoint (set_almost_idle ->
+// log_checkpoint): the written data files are synced, the FILE_CHECKPOINT
+// record is made durable and the checkpoint block written and synced.
 //
 // # Time
 //
