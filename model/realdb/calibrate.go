@@ -31,7 +31,8 @@ type Calibration struct {
 	CPUScale, RedoScale float64
 	// RedoSyncCPU and BinlogSyncCPU are the server CPU one redo / binlog
 	// sync adds at 1 thread (measured), 0 when the runs needed are not in
-	// the document. RedoSyncCPU becomes commit.cpu.sync.
+	// the document. RedoSyncCPU becomes commit.cpu.sync, BinlogSyncCPU
+	// commit.cpu.binlog_sync.
 	RedoSyncCPU, BinlogSyncCPU time.Duration
 
 	Notes []string // one line per choice made, written into the presets
@@ -160,7 +161,10 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	if b0, ok := Find(pts, true, 0, 0, 1); ok {
 		if b1, ok := Find(pts, true, 1, 0, 1); ok {
 			c.BinlogSyncCPU = syncCPU(b0, b1)
-			note("measured, not a key: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds %v of mariadbd CPU; the model charges commit.cpu.sync for it", sim.Duration(c.BinlogSyncCPU))
+			if c.BinlogSyncCPU > 0 {
+				c.Commit.CPU.BinlogSync = sim.Duration(c.BinlogSyncCPU)
+				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush", c.Commit.CPU.BinlogSync)
+			}
 		}
 	}
 	if err := c.Engine.Validate(); err != nil {
@@ -299,8 +303,8 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 
 	b.Reset()
 	head(&b)
-	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nsync = %s\n",
-		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Sync))
+	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nsync = %s\nbinlog_sync = %s\n",
+		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Sync), q(c.Commit.CPU.BinlogSync))
 	out["commit.toml"] = []byte(b.String())
 
 	b.Reset()
