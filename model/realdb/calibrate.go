@@ -18,11 +18,15 @@ import (
 // Calibration is what a harness run and fio give: the presets' values and
 // the measured figures they came from.
 type Calibration struct {
-	Cores  int
-	Volume disk.Config
-	Engine engine.Config
-	Commit commit.Config
-	Client workload.Sysbench
+	Cores int
+	// Scheduler and DelayDequeue are the host kernel's CPU scheduler
+	// (machine.scheduler, machine.delay_dequeue; KernelScheduler).
+	Scheduler    string
+	DelayDequeue bool
+	Volume       disk.Config
+	Engine       engine.Config
+	Commit       commit.Config
+	Client       workload.Sysbench
 
 	// Base is the 1-thread no-sync run the constants come from.
 	Base Figures
@@ -82,6 +86,10 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: machine.nproc %d: want >= 1", c.Cores)
 	}
 	note("machine.cores = %d: nproc of the harness host (%s)", c.Cores, d.Machine.CPU)
+	if c.Scheduler, c.DelayDequeue, err = KernelScheduler(d.Machine.Kernel); err != nil {
+		return Calibration{}, err
+	}
+	note("machine.scheduler = %s, delay_dequeue = %v: the harness host's kernel %s (EEVDF since 6.6, DELAY_DEQUEUE since 6.12; wake_first stands in for CFS before)", c.Scheduler, c.DelayDequeue, d.Machine.Kernel)
 	c.Notes = append(c.Notes, fc.Notes...)
 	c.Volume.Name = "realdb-" + d.Device.Name
 	if !d.Device.FS.Journal {
@@ -267,7 +275,7 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var b strings.Builder
 	head(&b)
-	fmt.Fprintf(&b, "description = %q\n\n[machine]\nname = %q\ncores = %d\n", "the harness host", name, c.Cores)
+	fmt.Fprintf(&b, "description = %q\n\n[machine]\nname = %q\ncores = %d\nscheduler = %q\ndelay_dequeue = %v\n", "the harness host", name, c.Cores, c.Scheduler, c.DelayDequeue)
 	out["machine.toml"] = []byte(b.String())
 
 	b.Reset()
@@ -314,4 +322,21 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 		"sysbench as the harness ran it", w.Test, w.Tables, w.TableSize, w.RandType, q(w.ClientCPU), q(w.RoundTrip))
 	out["workload.toml"] = []byte(b.String())
 	return out, nil
+}
+
+// KernelScheduler returns the scheduler of a Linux kernel release (uname
+// -r, e.g. "6.18.44-fc-v669"): eevdf from 6.6 on, with DELAY_DEQUEUE from
+// 6.12; before 6.6 CFS, for which wake_first stands (docs/kernel.md).
+func KernelScheduler(release string) (sched string, delayDequeue bool, err error) {
+	var major, minor int
+	if _, err := fmt.Sscanf(release, "%d.%d", &major, &minor); err != nil {
+		return "", false, fmt.Errorf("realdb: machine.kernel %q: want a Linux release MAJOR.MINOR...", release)
+	}
+	switch {
+	case major > 6 || major == 6 && minor >= 12:
+		return "eevdf", true, nil
+	case major == 6 && minor >= 6:
+		return "eevdf", false, nil
+	}
+	return "wake_first", false, nil
 }

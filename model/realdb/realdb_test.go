@@ -209,3 +209,29 @@ func TestCapsMarkdown(t *testing.T) {
 		t.Errorf("row:\n%s", md)
 	}
 }
+
+// TestKernelScheduler: the host kernel's release picks the scheduler.
+func TestKernelScheduler(t *testing.T) {
+	tests := []struct {
+		release string
+		sched   string
+		delay   bool
+		err     bool
+	}{
+		{"6.18.44-fc-v669", "eevdf", true, false},
+		{"6.12.0", "eevdf", true, false},
+		{"6.8.0-45-generic", "eevdf", false, false},
+		{"6.6.1", "eevdf", false, false},
+		{"6.1.0-28-amd64", "wake_first", false, false}, // Debian 12's kernel: CFS
+		{"5.15.0-200.el8uek", "wake_first", false, false},
+		{"7.0", "eevdf", true, false},
+		{"", "", false, true},
+		{"linux", "", false, true},
+	}
+	for _, tc := range tests {
+		s, d, err := KernelScheduler(tc.release)
+		if (err != nil) != tc.err || s != tc.sched || d != tc.delay {
+			t.Errorf("KernelScheduler(%q) = %q, %v, %v; want %q, %v, error %v", tc.release, s, d, err, tc.sched, tc.delay, tc.err)
+		}
+	}
+}
