@@ -90,6 +90,9 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, err
 	}
 	note("machine.scheduler = %s, delay_dequeue = %v: the harness host's kernel %s (EEVDF since 6.6, DELAY_DEQUEUE since 6.12; wake_first stands in for CFS before)", c.Scheduler, c.DelayDequeue, d.Machine.Kernel)
+	var why string
+	c.Volume.TimestampTick, why = TimestampTick(d.Machine.HZ)
+	note("volume.timestamp_tick = %v: %s", c.Volume.TimestampTick, why)
 	c.Notes = append(c.Notes, fc.Notes...)
 	c.Volume.Name = "realdb-" + d.Device.Name
 	if !d.Device.FS.Journal {
@@ -339,4 +342,14 @@ func KernelScheduler(release string) (sched string, delayDequeue bool, err error
 		return "eevdf", false, nil
 	}
 	return "wake_first", false, nil
+}
+
+// TimestampTick returns the granularity of file timestamps on a kernel
+// with CONFIG_HZ hz (one jiffy) and where it came from; 4 ms, Debian's
+// HZ = 250, when hz was not recorded or is not a kernel's (100..1000).
+func TimestampTick(hz int) (sim.Duration, string) {
+	if hz >= 100 && hz <= 1000 {
+		return sim.Duration(time.Second / time.Duration(hz)), fmt.Sprintf("1 s / CONFIG_HZ %d of the harness host", hz)
+	}
+	return sim.Duration(4 * time.Millisecond), "the harness did not record CONFIG_HZ; Debian's kernels have HZ = 250"
 }

@@ -32,6 +32,9 @@ type Machine struct {
 	NProc  int    `json:"nproc"`
 	CPU    string `json:"cpu_model"`
 	Kernel string `json:"kernel"`
+	// HZ is the kernel's CONFIG_HZ (0: not recorded, as in documents
+	// before issue 12's second round).
+	HZ int `json:"config_hz"`
 }
 
 // Device is the block device behind the data directory.

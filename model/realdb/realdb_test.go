@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -232,6 +233,18 @@ func TestKernelScheduler(t *testing.T) {
 		s, d, err := KernelScheduler(tc.release)
 		if (err != nil) != tc.err || s != tc.sched || d != tc.delay {
 			t.Errorf("KernelScheduler(%q) = %q, %v, %v; want %q, %v, error %v", tc.release, s, d, err, tc.sched, tc.delay, tc.err)
+		}
+	}
+}
+
+// TestTimestampTick: one jiffy of the recorded CONFIG_HZ, else Debian's.
+func TestTimestampTick(t *testing.T) {
+	for _, tc := range []struct {
+		hz   int
+		want time.Duration
+	}{{250, 4 * time.Millisecond}, {1000, time.Millisecond}, {100, 10 * time.Millisecond}, {300, 3333333}, {0, 4 * time.Millisecond}, {50, 4 * time.Millisecond}} {
+		if got, _ := TimestampTick(tc.hz); got.D() != tc.want {
+			t.Errorf("TimestampTick(%d) = %v, want %v", tc.hz, got, tc.want)
 		}
 	}
 }

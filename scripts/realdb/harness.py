@@ -615,7 +615,26 @@ def machine_info(dev):
             break
     mem = readf("/proc/meminfo").splitlines()[0]
     return {"nproc": os.cpu_count(), "cpu_model": cpu, "mem": mem, "kernel": os.uname().release,
-            "os": readf("/etc/debian_version")}
+            "os": readf("/etc/debian_version"), "config_hz": kernel_hz()}
+
+
+def kernel_hz():
+    """CONFIG_HZ of the running kernel (the jiffy that file timestamps move by), 0 if unknown."""
+    text = readf("/boot/config-" + os.uname().release)
+    if not text:
+        try:
+            import gzip
+            with gzip.open("/proc/config.gz", "rt") as f:
+                text = f.read()
+        except OSError:
+            text = ""
+    for line in text.splitlines():
+        if line.startswith("CONFIG_HZ="):
+            try:
+                return int(line.split("=", 1)[1])
+            except ValueError:
+                return 0
+    return 0
 
 
 def versions():
