@@ -26,13 +26,26 @@ type Config struct {
 	LagInterval    sim.Duration `toml:"lag_interval" unit:"duration" doc:"interval of the lag and TPS series (online), like Seconds_Behind_Source sampled once a second"`
 	NetworkLatency sim.Duration `toml:"network_latency" unit:"duration" doc:"source-to-replica delay of a binlog group (one-way network + dump thread); assumption: same data centre"`
 
-	Source  stream.Config      `toml:"source" doc:"the source server and its sysbench clients"`
-	Events  Events             `toml:"events" doc:"row-based binlog event sizes"`
-	MTA     MTAConfig          `toml:"mta" doc:"multi-threaded applier settings"`
-	CSA     CSAConfig          `toml:"csa" doc:"Change Stream Applier settings"`
-	CPU     CPUCosts           `toml:"cpu" doc:"CPU cost of each step on the replica's cores"`
-	Storage Storage            `toml:"storage" doc:"the replica's RAID 0 set and its log traffic"`
-	Commit  commit.MySQLConfig `toml:"commit" doc:"the replica's binlog group commit waits (MySQL flavour of model/commit)"`
+	Source      stream.Config      `toml:"source" doc:"the source server and its sysbench clients"`
+	Events      Events             `toml:"events" doc:"row-based binlog event sizes"`
+	MTA         MTAConfig          `toml:"mta" doc:"multi-threaded applier settings"`
+	CSA         CSAConfig          `toml:"csa" doc:"Change Stream Applier settings"`
+	CPU         CPUCosts           `toml:"cpu" doc:"CPU cost of each step on the replica's cores"`
+	Storage     Storage            `toml:"storage" doc:"the replica's RAID 0 set and its log traffic"`
+	Commit      commit.MySQLConfig `toml:"commit" doc:"the replica's binlog group commit waits (MySQL flavour of model/commit)"`
+	Compression Compression        `toml:"compression" doc:"binary log transaction compression (binlog_transaction_compression); off by default, as in MySQL"`
+}
+
+// Compression is binary log transaction compression (MySQL 8.0.20+,
+// WL#3549): the source compresses each transaction's events after its GTID
+// event into one Transaction_payload event; the relay log and, written as
+// received, the replica's binlog hold it compressed, and the worker that
+// applies the transaction decompresses it and decodes the events inside.
+type Compression struct {
+	Enabled        bool      `toml:"enabled" doc:"binlog_transaction_compression on the source (MySQL default OFF, as in every profile of the study's figures)"`
+	Ratio          float64   `toml:"ratio" unit:"fraction" doc:"compressed / uncompressed bytes of a transaction's events after its GTID event, at binlog_transaction_compression_level_zstd = 3 (MySQL default); assumption: 0.35, from the entropy of sysbench's c and pad strings and the repeats between a row's before and after images (docs/model-applier.md section 2)"`
+	PayloadHeader  sim.Bytes `toml:"payload_header" unit:"bytes" doc:"Transaction_payload_log_event besides its compressed bytes: common header, compression type, payload and uncompressed sizes, checksum; from the event layout"`
+	DecompressRate sim.Rate  `toml:"decompress_rate" unit:"bytes/s" doc:"zstd decompression on one core, per uncompressed byte; assumption: 1 GB/s (zstd's published single-core speeds are 1-1.5 GB/s at level 3; small frames pay their set-up)"`
 }
 
 // Events gives the size of each row-based event of a sysbench UPDATE
@@ -121,6 +134,12 @@ func DefaultConfig() Config {
 			CommitPerTrx:    us(10),
 			ReceivePerEvent: us(0.5),
 			Wakeup:          us(10),
+		},
+		Compression: Compression{
+			Enabled:        false,
+			Ratio:          0.35,
+			PayloadHeader:  40,
+			DecompressRate: sim.Rate(sim.GB),
 		},
 		Storage: Storage{
 			Members:       4,
@@ -239,6 +258,15 @@ func (c Config) Validate() error {
 			bad("commit.%v", e)
 		}
 	}
+	if !(c.Compression.Ratio > 0 && c.Compression.Ratio <= 1) {
+		bad("compression.ratio: must be in (0, 1], got %v", c.Compression.Ratio)
+	}
+	if c.Compression.PayloadHeader < 19 || c.Compression.PayloadHeader > sim.MiB {
+		bad("compression.payload_header: must be in [19B, 1MiB] (an event has a 19-byte header), got %v", c.Compression.PayloadHeader)
+	}
+	if c.Compression.DecompressRate < sim.Rate(sim.MB) {
+		bad("compression.decompress_rate: must be >= 1MB/s, got %v", c.Compression.DecompressRate)
+	}
 	if c.Storage.SyncRelayLog < 0 || c.Storage.SyncRelayLog > 1<<30 {
 		bad("storage.sync_relay_log: must be in [0, 2^30], got %d", c.Storage.SyncRelayLog)
 	}
@@ -272,4 +300,18 @@ var profiles = map[string]profile{
 // trxBytes returns the events and bytes of a transaction of n updates.
 func (e Events) trx(n int) (events int, bytes int64) {
 	return 2*n + 3, int64(e.GTID+e.Begin+e.Xid) + int64(n)*int64(e.TableMap+e.UpdateRows)
+}
+
+// relay returns what the relay log holds of a transaction of n updates:
+// its events and bytes, and the uncompressed bytes a worker decompresses
+// (0 without compression). Compressed, the events after the GTID event
+// are one Transaction_payload event.
+func (c Config) relay(n int) (events int, bytes, inflate int64) {
+	events, bytes = c.Events.trx(n)
+	if !c.Compression.Enabled {
+		return events, bytes, 0
+	}
+	inner := bytes - int64(c.Events.GTID)
+	packed := int64(math.Ceil(float64(inner) * c.Compression.Ratio))
+	return 2, int64(c.Events.GTID) + int64(c.Compression.PayloadHeader) + packed, inner
 }

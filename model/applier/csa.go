@@ -44,7 +44,7 @@ type csa struct {
 
 func newCSA(r *replica) *csa {
 	c := &csa{r: r, ready: sim.NewHeap(func(a, b int64) bool { return a < b }), blocked: sim.NewHeap(depItem.less)}
-	c.ws, c.free = newWorkers(r.cfg.Workers)
+	c.ws, c.free = newWorkers(r.srv, r.cfg.Workers)
 	c.readDone = c.onRead
 	c.dispatchDone = c.onDispatched
 	c.workerStart = c.onWorkerStart
@@ -166,7 +166,7 @@ func (c *csa) admit(w *worker) {
 	c.execMem += need
 	r.noteMemory(c.memory, alone)
 	w.set(r.env.Now(), wsApply)
-	r.run(&w.burst, r.restCost, c.eventsRead, w)
+	r.run(&w.burst, r.restCost+r.inflateCost, c.eventsRead, w)
 }
 
 // grantMemory admits waiting workers in order while memory allows.
@@ -204,14 +204,14 @@ func (c *csa) onEventsRead(a any) {
 		r.waitLock(w)
 		return
 	}
-	r.run(&w.burst, r.applyCost(), c.applyDone, w)
+	r.execute(w, 0, c.applyDone)
 }
 
 // lockGranted resumes a worker whose row lock was released.
 func (c *csa) lockGranted(a any) {
 	w := a.(*worker)
 	w.set(c.r.env.Now(), wsApply)
-	c.r.run(&w.burst, c.r.applyCost(), c.applyDone, w)
+	c.r.execute(w, 0, c.applyDone)
 }
 
 func (c *csa) onApplied(a any) {
@@ -223,7 +223,7 @@ func (c *csa) onApplied(a any) {
 		c.grantMemory()
 	}
 	seq := w.seq
-	w.lsn = r.applied(seq)
+	r.applied(seq)
 	if r.prof.rpco {
 		// The transaction waits for its turn without its worker.
 		r.ring.at(seq).worker = -1

@@ -20,7 +20,9 @@
 // Every thread's CPU work (coordinator, scheduler, workers, receiver, the
 // commit stage's leader) runs on the machine's processors (sim.CPU); a
 // thread that slept needs cpu.wakeup of CPU on a processor to resume.
-// Disk work goes to a disk.Array (RAID 0 of disk.Volume members).
+// The processors, the RAID 0 set (disk.Array), the redo log and the
+// ordered commit belong to the replica's server (server.Replica); each
+// worker executes and commits through its server.ReplicaSession.
 //
 // # The two appliers, in one paragraph each
 //

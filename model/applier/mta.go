@@ -52,7 +52,7 @@ type mta struct {
 
 func newMTA(r *replica) *mta {
 	m := &mta{r: r, next: 1, gaqHead: 1, state: csWaitRelay}
-	m.ws, m.free = newWorkers(r.cfg.Workers)
+	m.ws, m.free = newWorkers(r.srv, r.cfg.Workers)
 	m.gtidDone = m.onGTID
 	m.dispatchDone = m.onDispatched
 	m.workerStart = m.onWorkerStart
@@ -219,7 +219,7 @@ func (m *mta) onResume(any) {
 func (m *mta) onWorkerStart(a any) {
 	w := a.(*worker)
 	w.set(m.r.env.Now(), wsApply)
-	m.r.run(&w.burst, m.r.applyCost(), m.applyDone, w)
+	m.r.execute(w, m.r.inflateCost, m.applyDone)
 }
 
 func (m *mta) onApplied(a any) {
@@ -229,7 +229,7 @@ func (m *mta) onApplied(a any) {
 	if m.state == csWaitMem {
 		m.kick()
 	}
-	w.lsn = r.applied(w.seq)
+	r.applied(w.seq)
 	if r.prof.rpco {
 		w.set(r.env.Now(), wsParked)
 		r.waitTurn(w.seq)

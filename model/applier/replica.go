@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"simrun/model/applier/stream"
-	"simrun/model/commit"
 	"simrun/model/disk"
+	"simrun/model/server"
 	"simrun/sim"
 	"simrun/sim/stats"
 )
@@ -39,21 +39,21 @@ var workerStateNames = [wsN]string{"idle", "apply", "lock_wait", "mem_wait", "pa
 // worker is one applier worker thread.
 // newWorkers returns n workers and the free stack that hands out worker 0
 // first (both appliers take free workers from the end of the stack).
-func newWorkers(n int) (ws, free []*worker) {
+func newWorkers(srv *server.Replica, n int) (ws, free []*worker) {
 	ws = make([]*worker, n)
 	free = make([]*worker, n)
 	for i := range ws {
-		ws[i] = &worker{id: int32(i)}
+		ws[i] = &worker{id: int32(i), sess: srv.NewSession()}
 		free[n-1-i] = ws[i]
 	}
 	return ws, free
 }
 
 type worker struct {
-	burst burst
+	burst burst                  // reading events (CSA)
+	sess  *server.ReplicaSession // its connection: statement work and commit
 	id    int32
 	seq   int64 // transaction held, 0 if none
-	lsn   int64 // redo LSN of its transaction's commit
 	state uint8
 	since sim.Time
 	acc   [wsN]int64
@@ -64,27 +64,28 @@ func (w *worker) set(now sim.Time, s uint8) {
 	w.state, w.since = s, now
 }
 
-// replica is the replica server: relay log, transaction states,
-// watermarks, the engine's commit paths and the statistics.
+// replica is the replication side of the replica: relay log,
+// transaction states, watermarks and the statistics. It drives a
+// server.Replica, which owns the processors, the RAID 0 set, the redo log
+// and the ordered commit.
 type replica struct {
 	env  *sim.Env
 	cfg  Config
 	prof profile
-	cpu  *sim.CPU
-	arr  *disk.Array
+	srv  *server.Replica
+	cpu  *sim.CPU // srv's processors
 	sch  scheduler
 
 	nUpd             int
 	nEvents          int
 	trxBytes         int64
-	redoPerTrx       int64
 	wake             time.Duration
 	applyTrx         time.Duration
 	updDist          sim.Dist
 	updRNG           *sim.Stream
-	commitCost       time.Duration
 	gtidCost         time.Duration // read + parse the GTID event
-	restCost         time.Duration // read + parse the other events
+	restCost         time.Duration // read + parse the other events in the relay log
+	inflateCost      time.Duration // compressed: decompress and decode the payload's events (worker)
 	trxParseAllBytes time.Duration
 
 	ring         *trxRing
@@ -93,9 +94,6 @@ type replica struct {
 	lwmApplied   int64 // every seq <= it applied
 	regNext      int64 // next seq allowed to register for ordered commit
 	regWaking    bool  // MTA: a parked worker is being woken to register
-
-	redo    *commit.Redo          // nil: redo log disabled
-	ordered *commit.OrderedCommit // binlog group commit or commit-order stage; nil without commit order
 
 	// lock waiters (CSA): workers blocked on a row lock of an uncommitted trx
 	lockWaiters []*worker
@@ -137,8 +135,7 @@ type replica struct {
 	// trace, when set (tests), sees every start, apply and commit.
 	trace func(ev traceEvent, seq int64)
 
-	commitDone  func(any)
-	redoDurable func(any) // an unordered commit's redo is durable (arg: its worker)
+	durable     func(any) // an unordered commit is durable (arg: its worker)
 	sampleLagFn func(any)
 	regWokenFn  func(any)
 	lockGrantFn func(any)
@@ -161,39 +158,52 @@ type violations struct {
 	memory       int64 // event memory above its limit
 }
 
-func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
+// newReplica builds the replica server (cores vCPUs, a RAID 0 set of
+// cfg.Storage.Members volumes configured as vol) and the replication side
+// that drives it.
+func newReplica(env *sim.Env, cfg Config, cores int, vol disk.Config) (*replica, error) {
+	p := profiles[cfg.Profile]
 	r := &replica{
 		env:  env,
 		cfg:  cfg,
-		prof: profiles[cfg.Profile],
-		cpu:  sim.NewCPU(env, cores),
-		arr:  arr,
+		prof: p,
 		nUpd: cfg.Source.UpdatesPerTrx,
 		wake: time.Duration(cfg.CPU.Wakeup),
 	}
-	r.nEvents, r.trxBytes = cfg.Events.trx(r.nUpd)
-	r.redoPerTrx = int64(cfg.Storage.RedoPerTrx) + int64(r.nUpd)*int64(cfg.Storage.RedoPerUpdate)
+	srv, err := server.NewReplica(env, server.ReplicaConfig{
+		Cores:               cores,
+		Member:              vol,
+		Members:             cfg.Storage.Members,
+		Chunk:               int64(cfg.Storage.ChunkSize),
+		Redo:                p.redo,
+		Binlog:              p.binlog,
+		PreserveCommitOrder: p.rpco,
+		RedoPerRow:          int64(cfg.Storage.RedoPerUpdate),
+		RedoPerTrx:          int64(cfg.Storage.RedoPerTrx),
+		CommitCPU:           time.Duration(cfg.CPU.CommitPerTrx),
+		Commit:              cfg.Commit,
+	}, r.finishCommit)
+	if err != nil {
+		return nil, err
+	}
+	r.srv, r.cpu = srv, srv.CPU()
+	var inner int64
+	r.nEvents, r.trxBytes, inner = cfg.relay(r.nUpd)
 	r.applyTrx = time.Duration(cfg.CPU.ApplyPerTrx)
 	r.updDist, _ = cfg.CPU.ApplyPerUpdate.Dist() // validated
 	r.updRNG = env.Stream("applier/apply")
-	r.commitCost = time.Duration(cfg.CPU.CommitPerTrx)
 	r.gtidCost = time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(int64(cfg.Events.GTID), cfg.CPU.ParseRate)
 	r.restCost = time.Duration(r.nEvents-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(r.trxBytes-int64(cfg.Events.GTID), cfg.CPU.ParseRate)
+	if inner > 0 {
+		// The payload's 2N+2 events are decoded as if read from the relay
+		// log, after zstd has restored their bytes.
+		all, _ := cfg.Events.trx(r.nUpd)
+		r.inflateCost = bytesTime(inner, cfg.Compression.DecompressRate) +
+			time.Duration(all-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(inner, cfg.CPU.ParseRate)
+	}
 	r.ring = newTrxRing(1024)
 	r.regNext = 1
-	if r.prof.redo {
-		r.redo = commit.NewRedo(arr.OpenFile("ib_redo", true), arr.RegisterSource("redo"))
-	}
-	if r.prof.rpco {
-		var binlog *disk.File
-		var src disk.Source
-		if r.prof.binlog {
-			binlog, src = arr.OpenFile("binlog.000001", false), arr.RegisterSource("binlog")
-		}
-		r.ordered = commit.NewOrderedCommit(env, cfg.Commit, r.cpu, r.redo, binlog, src, r.commitCost, r.finishCommit)
-	}
-	r.redoDurable = func(a any) { r.finishCommit(a.(*worker).seq) }
-	r.commitDone = r.onCommitCPU
+	r.durable = func(a any) { r.finishCommit(a.(*worker).seq) }
 	r.arrive = r.onArrive
 	r.recvDone = r.onReceived
 	r.relaySynced = r.onRelaySynced
@@ -202,7 +212,7 @@ func newReplica(env *sim.Env, cfg Config, cores int, arr *disk.Array) *replica {
 	r.lockGrantFn = r.lockGranted
 	r.commitSer = stats.NewSeries(time.Duration(cfg.LagInterval), 4096)
 	r.lagSer = stats.NewGaugeSeries(time.Duration(cfg.LagInterval), 4096)
-	return r
+	return r, nil
 }
 
 // burst is a thread's CPU job: sim.CPU reads it until the job is done, and
@@ -352,17 +362,13 @@ func (r *replica) checkStart(seq int64) {
 	}
 }
 
-// applied marks seq's rows done: redo is generated, the applied watermark
-// advances. It returns the redo LSN of the transaction.
-func (r *replica) applied(seq int64) int64 {
+// applied marks seq's rows done (their redo is in the server's log): the
+// applied watermark advances.
+func (r *replica) applied(seq int64) {
 	t := r.ring.at(seq)
 	t.flags |= fApplied
 	if r.trace != nil {
 		r.trace(evApplied, seq)
-	}
-	var lsn int64
-	if r.redo != nil {
-		lsn = r.redo.Append(r.redoPerTrx)
 	}
 	if seq == r.lwmApplied+1 {
 		for r.lwmApplied < r.ring.top && r.ring.at(r.lwmApplied+1).flags&fApplied != 0 {
@@ -370,7 +376,6 @@ func (r *replica) applied(seq int64) int64 {
 		}
 		r.sch.appliedAdvanced()
 	}
-	return lsn
 }
 
 // waitTurn queues an applied transaction for the ordered commit (commit
@@ -438,25 +443,22 @@ func (r *replica) register(seq int64) {
 		w.set(now, wsCommit)
 	}
 	r.regNext++
-	r.ordered.Register(seq, r.trxBytes)
+	r.srv.CommitInOrder(seq, r.trxBytes)
 }
 
-// commitUnordered runs the engine commit of seq on worker w (no commit
-// order): its CPU, then, with the redo log on, the wait for durability
-// (log_write_up_to in the committing thread).
+// execute runs the statement work of w's transaction on its session: the
+// rows' CPU (after pre, the worker's own CPU before them), then their
+// redo; done(w) runs after.
+func (r *replica) execute(w *worker, pre time.Duration, done func(any)) {
+	w.sess.Execute(pre+r.applyCost(), r.nUpd, done, w)
+}
+
+// commitUnordered commits w's transaction on its session (no commit
+// order): the engine commit's CPU, then, with the redo log on, the wait
+// for durability (log_write_up_to in the committing thread).
 func (r *replica) commitUnordered(w *worker) {
 	w.set(r.env.Now(), wsCommit)
-	r.run(&w.burst, r.commitCost, r.commitDone, w)
-}
-
-func (r *replica) onCommitCPU(a any) {
-	w := a.(*worker)
-	seq := w.seq
-	if r.redo == nil {
-		r.finishCommit(seq)
-		return
-	}
-	r.redo.WaitDurable(w.lsn, r.redoDurable, w)
+	w.sess.Commit(r.durable, w)
 }
 
 // finishCommit marks seq committed and tells the scheduler.
@@ -544,19 +546,12 @@ func (r *replica) resetStats() {
 	r.lat.Reset()
 	r.commitSer = stats.NewSeries(time.Duration(r.cfg.LagInterval), 4096)
 	r.lagSer = stats.NewGaugeSeries(time.Duration(r.cfg.LagInterval), 4096)
-	r.cpu.ResetStats()
 	for _, w := range r.sch.workers() {
 		w.set(now, w.state)
 		w.acc = [wsN]int64{}
 	}
-	if r.redo != nil {
-		r.redo.ResetStats()
-	}
-	if r.ordered != nil {
-		r.ordered.ResetStats()
-	}
 	r.sch.resetStats()
-	r.arr.ResetStats()
+	r.srv.ResetStats()
 }
 
 // lag returns the replication lag now: the age (since its source commit)

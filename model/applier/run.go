@@ -46,12 +46,12 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 	}
 	// Each member draws its own latencies: distinct names give distinct
 	// random streams.
-	arr, err := disk.NewArray(env, vol, cfg.Storage.Members, int64(cfg.Storage.ChunkSize))
+	r, err := newReplica(env, cfg, cores, vol)
 	if err != nil {
-		return nil, nil, fmt.Errorf("volume: %w", err)
+		return nil, nil, err
 	}
-	r := newReplica(env, cfg, cores, arr)
 	r.trace = trace
+	arr := r.srv.Array()
 	r.relay = arr.OpenFile("relay-log.000001", false)
 	r.srcRelay = arr.RegisterSource("relay")
 	if cfg.Version == "mta" {
@@ -182,16 +182,16 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	if r.depWaitN > 0 {
 		out.DependencyWaitMsAvg = ptr(float64(r.depWaitSum) / float64(r.depWaitN) / 1e6)
 	}
-	if o := r.ordered; o != nil && o.Groups > 0 {
+	if o := r.srv.Ordered(); o != nil && o.Groups > 0 {
 		out.CommitGroupSizeMean = ptr(float64(o.GroupTrx) / float64(o.Groups))
 	}
-	if r.redo != nil {
-		out.RedoFlushesPerS = ptr(float64(r.redo.Flushes) / sec)
-		if r.redo.Flushes > 0 {
-			out.RedoWaitersPerFlush = ptr(float64(r.redo.Waiters) / float64(r.redo.Flushes))
+	if redo := r.srv.Redo(); redo != nil {
+		out.RedoFlushesPerS = ptr(float64(redo.Flushes) / sec)
+		if redo.Flushes > 0 {
+			out.RedoWaitersPerFlush = ptr(float64(redo.Waiters) / float64(redo.Flushes))
 		}
 	}
-	if o := r.ordered; r.prof.binlog {
+	if o := r.srv.Ordered(); r.prof.binlog {
 		out.BinlogSyncsPerS = ptr(float64(o.Syncs) / sec)
 		if o.Syncs > 0 {
 			out.BinlogSyncGroupMean = ptr(float64(o.SyncTrx) / float64(o.Syncs))
@@ -200,5 +200,5 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	v := r.violations
 	out.InvariantViolations = v.doubleCommit + v.depStart + v.commitOrder + v.memory
 	r.sch.metrics(out, elapsed)
-	out.Storage = r.arr.Metrics()
+	out.Storage = r.srv.Array().Metrics()
 }

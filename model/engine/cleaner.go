@@ -82,6 +82,7 @@ type dwSlot struct {
 	busy    bool
 	idx     int
 	pending int
+	synced  bool // the home writes' fsync has run (page cache, doublewrite on)
 	pages   []int32
 	at      sim.Time // trace: chunk start
 	dwDone  sim.Time // trace: doublewrite copy durable
@@ -305,7 +306,7 @@ func (c *cleaner) writePages(s *dwSlot) {
 	for _, p := range s.pages {
 		f, off := e.pageFile(p)
 		e.markWritten(p)
-		f.WriteAt(off, PageSize, e.src.PageFlush, c.pageCB, s)
+		f.WriteAt(off, e.ioPage, e.src.PageFlush, c.pageCB, s)
 	}
 }
 
@@ -313,6 +314,9 @@ func (c *cleaner) onPageWritten(a any) {
 	s := a.(*dwSlot)
 	s.pending--
 	if s.pending > 0 {
+		return
+	}
+	if c.batchSync(s) {
 		return
 	}
 	s.busy = false
@@ -364,7 +368,7 @@ func (c *cleaner) checkpointNext() {
 			e.written[i] = false
 			c.ckptN++
 			if i < e.tables {
-				e.files[i].Sync(c.ckptSub, nil)
+				e.tableIO(i).Sync(c.ckptSub, nil)
 			} else {
 				e.undo.Sync(c.ckptSub, nil)
 			}

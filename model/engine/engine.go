@@ -40,6 +40,9 @@ type Engine struct {
 	written                                []bool // file written since the last checkpoint
 	rng                                    *sim.Stream
 
+	cache  *disk.PageCache // files[0] through the page cache (SetDataCache), or nil
+	ioPage int64           // bytes of a page on disk (SetPageIO; PageSize unless compressed)
+
 	stmtRedo [workload.NumStmtKinds]uint64
 	stmtCPU  [workload.NumStmtKinds]time.Duration
 	cpuRNG   *sim.Stream  // "engine/cpu": statement CPU variability
@@ -95,7 +98,7 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 	if err := wl.Validate(); err != nil {
 		return nil, err
 	}
-	e := &Engine{env: env, cfg: cfg, vol: vol, src: src, rng: env.Stream("engine/secondary")}
+	e := &Engine{env: env, cfg: cfg, vol: vol, src: src, rng: env.Stream("engine/secondary"), ioPage: PageSize}
 	e.tables = wl.Tables
 	e.clustered = int((wl.TableSize + int64(cfg.Layout.RowsPerPage) - 1) / int64(cfg.Layout.RowsPerPage))
 	e.secondary = int((wl.TableSize + int64(cfg.Layout.SecondaryPerPage) - 1) / int64(cfg.Layout.SecondaryPerPage))
@@ -314,7 +317,7 @@ func (e *Engine) readNext(rd *pageRead) {
 			e.lruInflight = append(e.lruInflight, l)
 			e.LRUWrites++
 			f, off := e.pageFile(v)
-			bytes := int64(PageSize)
+			bytes := e.ioPage
 			if e.cfg.Flushing.Doublewrite {
 				e.sys.WriteAt(e.dblwrOffset(0), PageSize, e.src.Doublewrite, nil, nil)
 			}
@@ -350,7 +353,7 @@ func (e *Engine) onEvictWritten(a any) {
 func (e *Engine) issueRead(rd *pageRead) {
 	f, off := e.pageFile(rd.page)
 	e.PageReads++
-	f.ReadAt(off, PageSize, e.src.PageRead, e.readCB, rd)
+	f.ReadAt(off, e.ioPage, e.src.PageRead, e.readCB, rd)
 }
 
 func (e *Engine) onRead(a any) {
@@ -370,12 +373,12 @@ func (e *Engine) onRead(a any) {
 }
 
 // pageFile returns the file and offset of page p.
-func (e *Engine) pageFile(p int32) (*disk.File, int64) {
+func (e *Engine) pageFile(p int32) (dataIO, int64) {
 	if p >= e.rsegBase {
-		return e.undo, int64(p-e.rsegBase) * PageSize
+		return e.undo, int64(p-e.rsegBase) * e.ioPage
 	}
 	t := int(p) / e.perTable
-	return e.files[t], int64(int(p)-t*e.perTable) * PageSize
+	return e.tableIO(t), int64(int(p)-t*e.perTable) * e.ioPage
 }
 
 func (e *Engine) markWritten(p int32) {

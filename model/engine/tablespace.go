@@ -90,7 +90,7 @@ type Tablespace struct {
 // the extension writes.
 func NewTablespace(e *Engine, cfg TablespaceConfig, src disk.Source) *Tablespace {
 	t := &Tablespace{e: e, cfg: cfg, src: src, limit: int32(e.perTable), next: tsReserved}
-	t.size = int32(int64(cfg.InitialSize) / PageSize)
+	t.size = int32(int64(cfg.InitialSize) / e.ioPage)
 	t.size = max(t.size, tsReserved)
 	t.wroteCB = t.onWrote
 	t.syncedCB = t.onSynced
@@ -134,7 +134,7 @@ func (t *Tablespace) Ensure(n int, done func(any), arg any) (bool, error) {
 	if t.Headroom() >= n {
 		return true, nil
 	}
-	inc := int32(int64(t.cfg.AutoextendIncrement) / PageSize)
+	inc := int32(int64(t.cfg.AutoextendIncrement) / t.e.ioPage)
 	newSize := t.size + inc
 	if int(newSize-t.next)+len(t.free) < n {
 		newSize = t.next + int32(n-len(t.free))
@@ -147,8 +147,8 @@ func (t *Tablespace) Ensure(n int, done func(any), arg any) (bool, error) {
 	t.Extensions++
 	f := t.e.files[0]
 	chunk := int64(t.cfg.ExtendWrite)
-	end := int64(newSize) * PageSize
-	for off := int64(t.size) * PageSize; off < end; off += chunk {
+	end := int64(newSize) * t.e.ioPage
+	for off := int64(t.size) * t.e.ioPage; off < end; off += chunk {
 		sz := min(chunk, end-off)
 		t.pending++
 		t.ExtendBytes += sz
@@ -161,7 +161,7 @@ func (t *Tablespace) Ensure(n int, done func(any), arg any) (bool, error) {
 func (t *Tablespace) onWrote(any) {
 	t.pending--
 	if t.pending == 0 {
-		t.e.files[0].Sync(t.syncedCB, nil)
+		t.e.tableIO(0).Sync(t.syncedCB, nil)
 	}
 }
 
@@ -223,7 +223,7 @@ func (t *Tablespace) MakeRoom(n int, done func(any), arg any) bool {
 		e.markWritten(v)
 		w := t.rooms.Get()
 		*w = roomWait{t: t, page: v, n: n, done: done, arg: arg}
-		f.WriteAt(off, PageSize, e.src.PageFlush, onRoomWritten, w)
+		f.WriteAt(off, e.ioPage, e.src.PageFlush, onRoomWritten, w)
 		return false
 	}
 	return true
@@ -367,7 +367,7 @@ func (b *lruBatch) writeHome() {
 	for _, p := range b.pages {
 		f, off := e.pageFile(p)
 		e.markWritten(p)
-		f.WriteAt(off, PageSize, e.src.PageFlush, b.pageCB, nil)
+		f.WriteAt(off, e.ioPage, e.src.PageFlush, b.pageCB, nil)
 	}
 }
 
@@ -384,7 +384,7 @@ func (b *lruBatch) onPage(any) {
 		b.release()
 		return
 	}
-	e.files[0].Sync(b.syncCB, nil)
+	e.tableIO(0).Sync(b.syncCB, nil)
 }
 
 func (b *lruBatch) onSynced(any) {
@@ -399,3 +399,62 @@ func (b *lruBatch) release() {
 	b.done, b.arg = nil, nil
 	t.batches.Put(b)
 }
+
+// dataIO is a data file as the engine reads and writes its pages: the
+// file itself (O_DIRECT) or the kernel's page cache in front of it.
+type dataIO interface {
+	WriteAt(off, size int64, src disk.Source, done func(any), arg any)
+	ReadAt(off, size int64, src disk.Source, done func(any), arg any)
+	Sync(done func(any), arg any)
+}
+
+// tableIO returns how table file t's pages are read and written.
+func (e *Engine) tableIO(t int) dataIO {
+	if t == 0 && e.cache != nil {
+		return e.cache
+	}
+	return e.files[t]
+}
+
+// DataFile returns the tablespace's data file (NewForTablespace).
+func (e *Engine) DataFile() *disk.File { return e.files[0] }
+
+// SetDataCache puts the kernel's page cache in front of the tablespace's
+// data file: innodb_flush_method's default on Linux (MySQL 5.1: "fdatasync",
+// SRV_UNIX_FSYNC in srv0start.c; os_file_create opens data files without
+// O_DIRECT), so page writes are copies into the cache and reads of cached
+// pages copies from it. Call it before the load starts.
+func (e *Engine) SetDataCache(c *disk.PageCache) { e.cache = c }
+
+// batchSync is the end of a doublewrite batch in MySQL 5.1's
+// buf_flush_buffered_writes: after the pages' home writes,
+// fil_flush_file_spaces(FIL_TABLESPACE) fsyncs the data files before the
+// doublewrite area is reused. With O_DIRECT the home writes have reached
+// the device already; through the page cache this fsync is what writes
+// them. Without doublewrite 5.1 returns after posting the writes (no
+// fsync): the pages stay in the cache until a checkpoint or the kernel
+// writes them back. It returns true if the slot waits for the fsync.
+func (c *cleaner) batchSync(s *dwSlot) bool {
+	e := c.e
+	if e.cache == nil || !e.cfg.Flushing.Doublewrite {
+		return false
+	}
+	if s.synced {
+		s.synced = false
+		return false
+	}
+	s.synced = true
+	s.pending = 1
+	e.cache.Sync(c.pageCB, s)
+	return true
+}
+
+// SetPageIO sets the bytes of a page on disk: a compressed table's pages
+// are read and written in their KEY_BLOCK_SIZE (buf_page_t.zip, the
+// fil_io of zip_size bytes), and the file holds them at that size. The
+// doublewrite buffer keeps 16 KiB slots (5.1 copies zip_size bytes into
+// each). Call it before NewTablespace and SetDataCache.
+func (e *Engine) SetPageIO(n int64) { e.ioPage = n }
+
+// PageIO returns the bytes of a page on disk.
+func (e *Engine) PageIO() int64 { return e.ioPage }

@@ -16,6 +16,20 @@
 // Each query's server CPU varies around its mean (engine cpu.cv), so a
 // CPU-bound run has a latency distribution rather than a single value.
 //
+// Bulk (bulk.go) is the same server as a MySQL 5.1 server with the InnoDB
+// plugin over one tablespace, ibdata1, for the bulk loader of
+// model/workload/bulkload: NewBulk sizes the redo ring as 5.1 does
+// (log_calc_max_ages) and owns the tablespace and the insert undo log; the
+// loader hands it statement work (CPU on the server's processors, pages
+// read and created, mini-transactions of redo bytes over dirtied pages),
+// commits through it and learns when a commit is durable.
+//
+// Replica is the server a replication applier drives (model/applier): the
+// vCPUs, a RAID 0 set (disk.Array), InnoDB's redo log and the ordered
+// commit of the MySQL 8.4/9.x flavour of model/commit. Its narrow seam is a
+// ReplicaSession per applier worker (Execute the statement work, Commit
+// unordered and learn when durable) and CommitInOrder for commit order.
+//
 // Sysbench is the sysbench client threads in a closed loop, a driver of the
 // server. RunSysbench is the entry point the scenario runner calls; it
 // returns the metrics block documented in docs/model-commit.md.

@@ -28,7 +28,7 @@ type Server struct {
 // plus the MySQL 5.1 settings the engine section does not have.
 type Config struct {
 	Method           string    `toml:"method" enum:"dump|load_data|csv_alter" doc:"how the table is loaded: dump (the mysqldump file: extended INSERTs, each its own autocommit transaction), load_data (LOAD DATA INFILE, one transaction) or csv_alter (the INSERTs into a CSV table, then one ALTER TABLE ... ENGINE=InnoDB)"`
-	Rows             int64     `toml:"rows" unit:"rows" doc:"rows in the dump; not stated by the study (estimate 3-6 M for jawiki categorylinks of 2009-2010, bulkload-notes §2). Calibrated: 3,400,000 fits steps 1-3 best (docs/validation.md, with the leave-one-out check)"`
+	Rows             int64     `toml:"rows" unit:"rows" doc:"rows in the dump; not stated by the study (estimate 3-6 M for jawiki categorylinks of 2009-2010, bulkload-notes §2). Calibrated: 4,400,000 fits steps 1-3 best (docs/validation.md, with the leave-one-out check)"`
 	SQLRowBytes      int       `toml:"sql_row_bytes" unit:"bytes" doc:"SQL text per row of an extended INSERT, e.g. (1234567,'カテゴリ名','ソートキー',20090101123456), ; assumption: 100 (80-120 B estimate, bulkload-notes §2)"`
 	StatementBytes   sim.Bytes `toml:"statement_bytes" unit:"bytes" doc:"largest extended INSERT: mysqldump starts a new one before net_buffer_length = 1,047,551 B"`
 	CSVRowBytes      int       `toml:"csv_row_bytes" unit:"bytes" doc:"bytes of a row in the CSV engine's .CSV file (quoted fields, commas, newline); assumption: 85"`
@@ -48,6 +48,8 @@ type Config struct {
 	LogFilesInGroup   int       `toml:"innodb_log_files_in_group" unit:"files" doc:"innodb_log_files_in_group (default 2): the redo ring is this many files"`
 	LogBufferSize     sim.Bytes `toml:"innodb_log_buffer_size" unit:"bytes" doc:"innodb_log_buffer_size of MySQL 5.1: 1 MiB built-in, 8 MiB in plugin >= 1.0.4 (the default here); replaces engine.redo.log_buffer_size. The log goes through the page cache, so it only sets when the log is copied there (at half the buffer)"`
 	ThreadConcurrency int       `toml:"thread_concurrency" unit:"threads" doc:"innodb_thread_concurrency, which log_calc_max_ages reserves redo for (plugin default 0)"`
+	FlushMethod       string    `toml:"innodb_flush_method" enum:"fdatasync|O_DIRECT" doc:"innodb_flush_method of MySQL 5.1 on Linux: fdatasync (the default, SRV_UNIX_FSYNC in srv0start.c: data files opened without O_DIRECT, so page writes and reads go through the kernel page cache and fsync writes the dirty pages) or O_DIRECT (every page I/O reaches the device). The redo log goes through the page cache either way"`
+	OSPageCache       sim.Bytes `toml:"os_page_cache" unit:"bytes" doc:"fdatasync: memory the kernel's page cache gives ibdata1's clean pages (dirty pages are held until written whatever this is). Assumption: 512 MiB, an old PC of 1 GiB RAM less the 128 MiB pool, mysqld, the client and the OS (the study states no RAM; sensitivity table in docs/validation.md)"`
 	SupportXA         bool      `toml:"support_xa" doc:"innodb_support_xa (default ON): with the binlog on, the prepare flushes the log as well as the commit, two redo fsyncs per transaction at trx_commit=1 (trx_prepare_off_kernel)"`
 
 	Tablespace engine.TablespaceConfig `toml:"tablespace" doc:"ibdata1 and its autoextend"`
@@ -83,7 +85,7 @@ func DefaultConfig() Config {
 	us := func(n float64) sim.Duration { return sim.Duration(n * float64(time.Microsecond)) }
 	return Config{
 		Method:            MethodDump,
-		Rows:              3_400_000,
+		Rows:              4_400_000,
 		SQLRowBytes:       100,
 		StatementBytes:    1_047_551,
 		CSVRowBytes:       85,
@@ -103,6 +105,8 @@ func DefaultConfig() Config {
 		LogBufferSize:     8 * sim.MiB,
 		ThreadConcurrency: 0,
 		SupportXA:         true,
+		FlushMethod:       "fdatasync",
+		OSPageCache:       512 * sim.MiB,
 		Tablespace:        engine.DefaultTablespace(),
 		Ibuf:              engine.DefaultIbuf(),
 		Record:            RecordConfig{UndoBytes: 45, NodePtrBytes: 9},
@@ -187,6 +191,14 @@ func (c Config) Validate() error {
 	}
 	if c.LogBufferSize < 256*sim.KiB || c.LogBufferSize > 4*sim.GiB {
 		bad("innodb_log_buffer_size: must be in [256KiB, 4GiB], got %v", c.LogBufferSize)
+	}
+	switch c.FlushMethod {
+	case "fdatasync", "O_DIRECT":
+	default:
+		bad("innodb_flush_method: must be fdatasync or O_DIRECT, got %q", c.FlushMethod)
+	}
+	if c.OSPageCache < 0 || c.OSPageCache > 1024*sim.GiB {
+		bad("os_page_cache: must be in [0, 1TiB], got %v", c.OSPageCache)
 	}
 	if c.ThreadConcurrency < 0 || c.ThreadConcurrency > 1000 {
 		bad("thread_concurrency: must be in [0, 1000], got %d", c.ThreadConcurrency)

@@ -12,10 +12,13 @@
 // the leaf. It pays CPU in blocks of rows and blocks only where the server
 // would, so events are per I/O, not per row, and memory is per page.
 //
-// It drives the shared engine (model/engine: redo, buffer pool, page
-// cleaner, doublewrite, checkpoints, and the B-trees, insert buffer, undo
-// log, tablespace and compressed pages added for it), the commit pipeline
-// (model/commit) and the volume (model/disk). Result is its report; its
+// It is a driver of the shared database server (model/server's Bulk, as
+// sysbench is of its Server): the engine (model/engine: redo, buffer pool,
+// page cleaner, doublewrite, checkpoints, and the B-trees, insert buffer,
+// undo log, tablespace and compressed pages added for it), the commit
+// pipeline (model/commit) and the volume (model/disk), reached through
+// Bulk's narrow seam: CPU, page reads and creations, mini-transactions,
+// commit and its durability. Result is its report; its
 // json tags are the result contract. docs/model-bulkload.md has the
 // mechanisms, equations, parameters and sources.
 package bulkload

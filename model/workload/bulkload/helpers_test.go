@@ -84,3 +84,14 @@ func run(t testing.TB, ec Server, wc Config, limit time.Duration) (Result, *Load
 	}
 	return l.Result(), l
 }
+
+// newStep builds a loader for ladder step s with rows rows, seed 1.
+func newStep(t testing.TB, s step, rows int64) (*sim.Env, *Loader) {
+	t.Helper()
+	ec := mysql51()
+	s.eng(&ec)
+	wc := DefaultConfig()
+	wc.Rows = rows
+	s.wl(&wc)
+	return newLoader(t, ec, wc, 1)
+}

@@ -6,34 +6,11 @@ import (
 	"sort"
 	"time"
 
-	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
+	"simrun/model/server"
 	"simrun/sim"
 )
-
-// Sources are the volume accounting tags the load writes under.
-type Sources struct {
-	Engine     engine.Sources
-	Commit     commit.Sources
-	Autoextend disk.Source
-	CSV        disk.Source
-}
-
-// RegisterSources registers the load's I/O sources on vol.
-func RegisterSources(vol *disk.Volume) Sources {
-	return Sources{
-		Engine: engine.Sources{
-			Redo:        vol.RegisterSource("redo"),
-			PageFlush:   vol.RegisterSource("page_flush"),
-			Doublewrite: vol.RegisterSource("doublewrite"),
-			PageRead:    vol.RegisterSource("page_read"),
-		},
-		Commit:     commit.Sources{BinlogFile: vol.RegisterSource("binlog_file"), BinlogPages: vol.RegisterSource("binlog_pages")},
-		Autoextend: vol.RegisterSource("autoextend"),
-		CSV:        vol.RegisterSource("csv_file"),
-	}
-}
 
 // indexSet is one partition's indexes: the clustered index, filled in key
 // order, and the two secondaries cl_sortkey and cl_timestamp.
@@ -87,28 +64,24 @@ var waitNames = [numWaits]string{"", "cpu", "page_read", "checkpoint_stall", "au
 type Loader struct {
 	env  *sim.Env
 	cfg  Config
+	srv  *server.Bulk
 	vol  *disk.Volume
-	e    *engine.Engine
-	pipe *commit.Pipeline
+	e    *engine.Engine // for results and invariants only
 	ts   *engine.Tablespace
 	ib   *engine.Ibuf
 	undo *engine.UndoLog
 	own  *engine.PageOwners
 	zip  *engine.Zip // nil unless row_format = compressed
-	src  Sources
+	src  server.BulkSources
 	rng  *sim.Stream // "workload/bulkload": keys
 	mrng *sim.Stream // "engine/ibuf": contraction positions
-	tl   engine.Timeline
-	ctx  commit.Tx
 
-	sets      []indexSet
-	sec       []*engine.RandIndex // by index id
-	cdf       []float64           // category popularity CDF, by popularity rank
-	start     []float64           // key-space start of each category (by rank), in name order
-	width     []float64
-	recSec    [2]int
-	flushLg   commit.FlushPolicy // innodb_flush_log_at_trx_commit
-	syncPoint uint64
+	sets   []indexSet
+	sec    []*engine.RandIndex // by index id
+	cdf    []float64           // category popularity CDF, by popularity rank
+	start  []float64           // key-space start of each category (by rank), in name order
+	width  []float64
+	recSec [2]int
 
 	// the load's position
 	phase     int // csv_alter: 0 = CSV load, 1 = ALTER copy
@@ -123,7 +96,8 @@ type Loader struct {
 	t         engine.Touched
 	wait      [1]int32
 	picks     []int32
-	merging   int // merge reads in flight
+	path      []int32 // the clustered index's insert path (reused)
+	merging   int     // merge reads in flight
 	reads     sim.Pool[mergeRead]
 	waits     sim.Pool[mergeWait]
 	csvOff    int64 // bytes appended to the .CSV file
@@ -140,65 +114,47 @@ type Loader struct {
 	onDone    func()
 	err       error
 
-	resumeCB, mergeCB, committedCB, commitFlushedCB, sampleCB func(any)
+	resumeCB, mergeCB, committedCB, sampleCB func(any)
 
 	st_ stats
 }
 
-// New wires a loader for cfg on the engine configuration ecfg; the engine,
-// its commit pipeline and the tablespace are built here over vol. cores is
-// the machine's CPU count (the commit pipeline's threads).
+// New wires a loader for cfg and the MySQL 5.1 server it drives
+// (server.Bulk, built here over vol with the engine and commit settings of
+// srv and the 5.1 settings of cfg). cores is the machine's CPU count.
 func New(env *sim.Env, cores int, vol *disk.Volume, srv Server, cfg Config) (*Loader, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("workload.bulkload.%w", err)
 	}
-	ecfg, ccfg := srv.Engine, srv.Commit
-	if ccfg.BinlogStorageEngine == commit.BinlogInnoDB {
-		return nil, fmt.Errorf("commit.binlog_storage_engine: a MySQL 5.1 load has off or file, got %q", ccfg.BinlogStorageEngine)
-	}
-	// The redo ring is log_files_in_group files; the engine holds it as one.
-	fileSize := cfg.LogFileSize
-	ecfg.Redo.LogFileSize = fileSize * sim.Bytes(cfg.LogFilesInGroup)
-	ecfg.Redo.LogBufferSize = cfg.LogBufferSize
-	// MySQL 5.1 writes the log through the page cache (flush method
-	// fdatasync) and its log buffer only sets when the copy happens; the
-	// engine's MariaDB check (at most half the capacity) is kept.
-	ecfg.Redo.FileBuffering = "on"
-	ecfg.Redo.BlockSize = 512 // OS_FILE_LOG_BLOCK_SIZE
-	ecfg.Redo.InitialLog = "wrapped"
-	capa, _, _ := ecfg.Redo.Capacity()
-	ecfg.Redo.LogBufferSize = max(2*sim.MiB, min(ecfg.Redo.LogBufferSize, sim.Bytes(capa/2)))
-	ecfg.BufferPool.Warm = false
-	realFrames := int(int64(ecfg.BufferPool.Size) / engine.PageSize)
-	zipFrames := 0
+	frames, pageBytes := int(int64(srv.Engine.BufferPool.Size)/engine.PageSize), int64(engine.PageSize)
 	if cfg.RowFormat == "compressed" {
-		// The pool holds compressed pages, a tenth with an uncompressed
-		// frame too (engine.Zip): the engine's frames are those pages.
-		zipFrames = engine.ZipFrames(ecfg.BufferPool.Size, cfg.KeyBlockSize)
-		ecfg.BufferPool.Size = sim.Bytes(zipFrames) * engine.PageSize
+		frames, pageBytes = engine.ZipFrames(srv.Engine.BufferPool.Size, cfg.KeyBlockSize), int64(cfg.KeyBlockSize)
 	}
-	src := RegisterSources(vol)
-	pages := pageBudget(cfg, ecfg)
-	e, err := engine.NewForTablespace(env, ecfg, pages, vol, src.Engine, ccfg.FlushLogAtTrxCommit.Syncs())
+	opt := server.BulkOptions{
+		Pages:             pageBudget(cfg, frames, pageBytes),
+		LogFileSize:       cfg.LogFileSize,
+		LogFilesInGroup:   cfg.LogFilesInGroup,
+		LogBufferSize:     cfg.LogBufferSize,
+		ThreadConcurrency: cfg.ThreadConcurrency,
+		SupportXA:         cfg.SupportXA,
+		Buffered:          cfg.FlushMethod == "fdatasync",
+		OSPageCache:       cfg.OSPageCache,
+		Tablespace:        cfg.Tablespace,
+	}
+	if cfg.RowFormat == "compressed" {
+		opt.KeyBlockSize = cfg.KeyBlockSize
+	}
+	b, err := server.NewBulk(env, cores, vol, srv.Engine, srv.Commit, opt)
 	if err != nil {
 		return nil, err
 	}
-	c, s, a := engine.LogMaxAges51(fileSize, cfg.LogFilesInGroup, cfg.ThreadConcurrency)
-	if s < 64*engine.PageSize {
-		return nil, fmt.Errorf("engine.redo.log_file_size: %v x %d files leaves no checkpoint margin", fileSize, cfg.LogFilesInGroup)
+	l := &Loader{env: env, cfg: cfg, srv: b, vol: vol, e: b.Engine(), src: b.Sources()}
+	l.ts, l.undo = b.Tablespace(), b.Undo()
+	l.ib = engine.NewIbuf(cfg.Ibuf, opt.Pages, b.Frames16K()) // max_size is half the pool's 16 KiB frames
+	if opt.KeyBlockSize > 0 {
+		l.zip = engine.NewZip(cfg.KeyBlockSize, cfg.CompressionRatio, opt.Pages, l.e.Frames())
 	}
-	e.Redo.SetPoints(c, s, a)
-	l := &Loader{env: env, cfg: cfg, vol: vol, e: e, src: src, flushLg: ccfg.FlushLogAtTrxCommit, syncPoint: s}
-	cpu := sim.NewCPU(env, cores)
-	e.SetCPU(cpu)
-	l.pipe = commit.New(env, e, cpu, vol, ccfg, src.Commit, ecfg.CPU.Wakeup.D())
-	l.ts = engine.NewTablespace(e, cfg.Tablespace, src.Autoextend)
-	l.ib = engine.NewIbuf(cfg.Ibuf, pages, realFrames) // max_size is half the pool's 16 KiB frames
-	if zipFrames > 0 {
-		l.zip = engine.NewZip(cfg.KeyBlockSize, cfg.CompressionRatio, pages, zipFrames)
-	}
-	l.undo = engine.NewUndoLog(l.ts)
-	l.own = engine.NewPageOwners(pages)
+	l.own = engine.NewPageOwners(opt.Pages)
 	l.rng = env.Stream("workload/bulkload")
 	l.mrng = env.Stream("engine/ibuf")
 	l.recSec = [2]int{cfg.sortkeyBytes(), cfg.timestampBytes()}
@@ -206,9 +162,7 @@ func New(env *sim.Env, cores int, vol *disk.Volume, srv Server, cfg Config) (*Lo
 	l.resumeCB = l.resume
 	l.mergeCB = l.onMergeRead
 	l.committedCB = l.onCommitted
-	l.commitFlushedCB = l.onCommitFlushed
 	l.sampleCB = l.onSample
-	l.ctx.Done, l.ctx.Arg = l.committedCB, nil
 	l.blockRows = 64
 	l.st_.init(cfg.Sample.D())
 	return l, nil
@@ -218,7 +172,7 @@ func New(env *sim.Env, cores int, vol *disk.Volume, srv Server, cfg Config) (*Lo
 // fill (half-full leaves), the insert buffer at its limit, the undo of
 // the largest transaction, partitions' minimum pages, the reserved
 // extents, and 25 % more.
-func pageBudget(c Config, ecfg engine.Config) int {
+func pageBudget(c Config, poolPages int, pageBytes int64) int {
 	n := float64(c.Rows)
 	data := n * float64(c.clusteredBytes()) / (engine.PageUsable * 0.9)
 	data += n * float64(c.sortkeyBytes()+c.timestampBytes()) / (engine.PageUsable * 0.5)
@@ -230,12 +184,12 @@ func pageBudget(c Config, ecfg engine.Config) int {
 		undoRows = float64(c.AlterCommitRows)
 	}
 	undo := 2 * undoRows * float64(c.Record.UndoBytes) / float64(engine.PageUsable-300)
-	frames := float64(int64(ecfg.BufferPool.Size) / engine.PageSize)
+	frames := float64(poolPages)
 	parts := 1.0
 	if c.Partitioning == "month" {
 		parts = float64(c.Months)
 	}
-	total := 1.25*(data*1.05+undo) + frames/2 + 64 + parts*8 + 192 + float64(int64(c.Tablespace.InitialSize)/engine.PageSize) + 4096
+	total := 1.25*(data*1.05+undo) + frames/2 + 64 + parts*8 + 192 + float64(int64(c.Tablespace.InitialSize)/pageBytes) + 4096
 	return int(math.Min(total, 1<<30))
 }
 
@@ -309,25 +263,7 @@ func (l *Loader) genRow(i int64) row {
 
 // NewPage allocates a page of the tablespace and makes it resident
 // (engine.PageAllocator). The row's stSpace and stRoom steps reserved it.
-func (l *Loader) NewPage() int32 {
-	p := l.ts.Alloc()
-	if !l.e.BP.HasFree() {
-		l.evictClean()
-	}
-	l.e.Create(p)
-	return p
-}
-
-// evictClean frees one frame by evicting a clean page, for work that
-// cannot wait (a merge that splits after its read).
-func (l *Loader) evictClean() bool {
-	v, dirty, ok := l.e.BP.Victim(1 << 20)
-	if ok && !dirty {
-		l.e.BP.Evict(v)
-		return true
-	}
-	return false
-}
+func (l *Loader) NewPage() int32 { return l.srv.NewPage() }
 
 // set returns partition p's indexes, creating them on first use.
 func (l *Loader) set(p int) *indexSet {
@@ -356,8 +292,7 @@ func (l *Loader) set(p int) *indexSet {
 // Start begins the load now; done runs when its last commit is acknowledged.
 func (l *Loader) Start(done func()) {
 	l.onDone = done
-	l.e.Start()
-	l.pipe.Start()
+	l.srv.Start()
 	l.startAt = l.env.Now()
 	l.st_.start(l, l.startAt)
 	l.env.AfterArg(l.cfg.Sample.D(), l.sampleCB, nil)
@@ -388,7 +323,7 @@ func (l *Loader) pay() bool {
 	d := l.cpu
 	l.cpu = 0
 	l.block(waitCPU)
-	l.env.AfterArg(d, l.resumeCB, nil)
+	l.srv.CPU(d, l.resumeCB, nil)
 	return true
 }
 
@@ -397,7 +332,7 @@ func (l *Loader) resume(any) { l.run() }
 // need reports whether page p is resident; if not, the thread reads it
 // (after paying its CPU) and resumes the current step.
 func (l *Loader) need(p int32, why *int64) bool {
-	if l.e.BP.Touch(p, 0) {
+	if l.srv.Touch(p) {
 		l.zipAccess(p)
 		return true // a read access: its reference bit keeps it from eviction
 	}
@@ -412,7 +347,7 @@ func (l *Loader) need(p int32, why *int64) bool {
 	l.justRead = true
 	l.wait[0] = p
 	l.block(waitRead)
-	if l.e.Resident(l.wait[:], nil, l.resumeCB, nil) {
+	if l.srv.Read(l.wait[:], l.resumeCB, nil) {
 		l.unblock()
 		return true
 	}
@@ -492,7 +427,8 @@ func (l *Loader) run() {
 		case stClustered:
 			s := l.set(l.cur.part)
 			ok := true
-			for _, p := range s.clust.Tail(l.picks[:0]) {
+			l.path = s.clust.Tail(l.path[:0])
+			for _, p := range l.path {
 				if !l.need(p, &l.st_.readsOther) {
 					ok = false
 					break
@@ -548,10 +484,10 @@ func (l *Loader) run() {
 
 // freeCheck is log_free_check before a row's mini-transactions.
 func (l *Loader) freeCheck() bool {
-	if l.e.Redo.Age() > l.syncPoint && l.pay() {
+	if l.srv.PastSyncPoint() && l.pay() {
 		return false // the CPU first, then the check
 	}
-	if l.e.FreeCheck(nil, l.resumeCB, nil) {
+	if l.srv.FreeCheck(l.resumeCB, nil) {
 		return true
 	}
 	l.st_.stalls++
@@ -561,13 +497,7 @@ func (l *Loader) freeCheck() bool {
 
 // mtr commits the mini-transaction in l.t: its redo, then its pages dirty.
 func (l *Loader) mtr() {
-	if l.t.Redo == 0 {
-		return
-	}
-	lsn := l.e.AppendRedo(l.t.Redo)
-	for _, p := range l.t.Pages {
-		l.e.Dirty(p, lsn)
-	}
+	l.srv.Mtr(l.t.Redo, l.t.Pages)
 }
 
 // secondary inserts the row's entry into secondary index k: directly if
@@ -582,11 +512,11 @@ func (l *Loader) secondary(k int) bool {
 	if !l.need(ref.RootPage, &l.st_.readsOther) || !l.need(ref.NodePage, &l.st_.readsOther) {
 		return false
 	}
-	if l.e.BP.IsResident(ref.Page) {
+	if l.srv.IsResident(ref.Page) {
 		if l.ib.Buffered(ref.Page) > 0 {
 			l.merge(ref.Page)
 			ref = ix.Find(key)
-			if !l.e.BP.IsResident(ref.Page) {
+			if !l.srv.IsResident(ref.Page) {
 				return l.secondary(k)
 			}
 		}
@@ -650,7 +580,7 @@ func (l *Loader) contract(sync bool) bool {
 	}
 	picks := l.ib.Pick(l.mrng, l.picks[:0])
 	for _, p := range picks {
-		if l.e.BP.IsResident(p) {
+		if l.srv.IsResident(p) {
 			l.merge(p)
 			continue
 		}
@@ -662,7 +592,7 @@ func (l *Loader) contract(sync bool) bool {
 		if wait != nil {
 			wait.n++
 		}
-		if l.e.Resident(mr.page[:], nil, l.mergeCB, mr) {
+		if l.srv.Read(mr.page[:], l.mergeCB, mr) {
 			l.onMergeRead(mr)
 		}
 	}
@@ -692,7 +622,7 @@ type mergeWait struct {
 func (l *Loader) onMergeRead(a any) {
 	mr := a.(*mergeRead)
 	l.merging--
-	if l.e.BP.IsResident(mr.page[0]) {
+	if l.srv.IsResident(mr.page[0]) {
 		l.merge(mr.page[0])
 	}
 	w := mr.wait
@@ -719,12 +649,12 @@ func (l *Loader) merge(p int32) {
 		panic(fmt.Sprintf("bulkload: insert-buffer records for page %d, which is no secondary leaf", p))
 	}
 	// Splits need frames; a merge that cannot get them waits for the next read.
-	for i := 0; i < 4 && !l.e.BP.HasFree(); i++ {
-		if !l.evictClean() {
+	for i := 0; i < 4 && !l.srv.HasFree(); i++ {
+		if !l.srv.EvictClean() {
 			return
 		}
 	}
-	if !l.e.BP.HasFree() || !l.e.BP.IsResident(p) || l.ts.Headroom() < 8 {
+	if !l.srv.HasFree() || !l.srv.IsResident(p) || l.ts.Headroom() < 8 {
 		return
 	}
 	ix := l.sec[id]
@@ -738,7 +668,7 @@ func (l *Loader) merge(p int32) {
 	ix.Insert(ref, lo, n, l, &l.t)
 	l.zipInsert(p, ix, ref, n, ix.RecordBytes())
 	l.t.Redo += uint64(n) * 12 // the records deleted from the insert buffer
-	if tp := l.ib.TreePage(p, l); l.e.BP.IsResident(tp) {
+	if tp := l.ib.TreePage(p, l); l.srv.IsResident(tp) {
 		l.t.Pages = append(l.t.Pages, tp)
 	}
 	l.mtr()
@@ -786,9 +716,8 @@ func (l *Loader) binlogBytes() int64 {
 	return int64(l.txRows) * int64(l.cfg.SQLRowBytes)
 }
 
-// commit ends the transaction: the commit pipeline (XA prepare, binlog,
-// redo per innodb_flush_log_at_trx_commit), then for MySQL 5.1 with the
-// binlog and XA the commit's own log flush.
+// commit ends the transaction (server.Bulk.Commit: the commit pipeline,
+// then 5.1's commit flush and the undo log's cleanup).
 func (l *Loader) commit() {
 	if l.pay() {
 		l.st = stCommit
@@ -799,26 +728,11 @@ func (l *Loader) commit() {
 
 func (l *Loader) doCommit() {
 	l.st_.commits++
-	l.ctx.BinlogBytes = 0
-	if l.pipe.Mode() == commit.BinlogFile {
-		l.ctx.BinlogBytes = l.binlogBytes()
-	}
 	l.block(waitCommit)
-	l.pipe.Commit(&l.ctx)
+	l.srv.Commit(l.binlogBytes(), l.committedCB, nil)
 }
 
 func (l *Loader) onCommitted(any) {
-	if l.pipe.Mode() == commit.BinlogFile && l.cfg.SupportXA && l.flushLg == commit.FlushSyncAtCommit {
-		// trx_commit_complete_for_mysql flushes the commit record too.
-		if !l.e.Redo.Request(l.e.Redo.LSN(), true, nil, l.commitFlushedCB, nil) {
-			return
-		}
-	}
-	l.onCommitFlushed(nil)
-}
-
-func (l *Loader) onCommitFlushed(any) {
-	l.undo.Commit()
 	l.st = stBegin
 	// Resume from the event loop, not inside the pipeline's callback.
 	l.env.AfterArg(0, l.resumeCB, nil)

@@ -2,6 +2,8 @@ package bulkload
 
 import (
 	"fmt"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,19 +109,64 @@ func BenchmarkLoad(b *testing.B) {
 			var rows, events int64
 			start := time.Now()
 			for i := 0; i < b.N; i++ {
-				ec := mysql51()
-				s.eng(&ec)
-				wc := DefaultConfig()
-				wc.Rows = 200_000
-				s.wl(&wc)
-				env, l := newLoader(b, ec, wc, 1)
+				env, l := newStep(b, s, 200_000)
 				l.Start(nil)
 				env.RunWhile(func() bool { events++; return !l.Done() })
-				rows += wc.Rows
+				rows += 200_000
 			}
 			secs := time.Since(start).Seconds()
 			b.ReportMetric(float64(rows)/secs, "sim_rows/s")
 			b.ReportMetric(float64(events)/secs, "events/s")
 		})
+	}
+}
+
+// TestLoaderMemoryPerRow: once the load runs, memory grows only with the
+// B-tree leaves (one 24-byte entry each, a leaf per ~100 rows across the
+// three indexes) and the slices that hold them, never per row or per event:
+// the bytes allocated between the 100,000th and the 200,000th row stay
+// under 4 per row (a per-row allocation would be at least 16).
+func TestLoaderMemoryPerRow(t *testing.T) {
+	for _, s := range ladder()[1:3] {
+		t.Run(s.name, func(t *testing.T) {
+			env, l := newStep(t, s, 300_000)
+			l.Start(nil)
+			alloc := func(rows int64) uint64 {
+				env.RunWhile(func() bool { return !l.Done() && l.st_.rows < rows })
+				var m runtime.MemStats
+				runtime.ReadMemStats(&m)
+				return m.TotalAlloc
+			}
+			a := alloc(100_000)
+			b := alloc(200_000)
+			perRow := float64(b-a) / 100_000
+			t.Logf("%s: %.2f B allocated per row between rows 100,000 and 200,000", s.name, perRow)
+			if perRow > 4 {
+				t.Errorf("%s: %.1f B allocated per row, want < 4 (memory grows with the rows)", s.name, perRow)
+			}
+		})
+	}
+}
+
+// TestConfigFlushMethod: the page-cache keys reject values out of range,
+// naming the key.
+func TestConfigFlushMethod(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  func(*Config)
+		key  string
+	}{
+		{"O_DSYNC", func(c *Config) { c.FlushMethod = "O_DSYNC" }, "innodb_flush_method"},
+		{"negative cache", func(c *Config) { c.OSPageCache = -1 }, "os_page_cache"},
+	} {
+		c := DefaultConfig()
+		tc.set(&c)
+		err := c.Validate()
+		if err == nil || !strings.Contains(err.Error(), tc.key) {
+			t.Errorf("%s: error %v, want one naming %s", tc.name, err, tc.key)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
 	}
 }

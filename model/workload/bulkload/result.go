@@ -24,6 +24,7 @@ type Result struct {
 	Redo   RedoStats     `json:"redo"`
 	IO     IOStats       `json:"io"`
 	Zip    ZipStats      `json:"compression"`
+	Cache  CacheStats    `json:"os_page_cache"`
 	Time   TimeBreakdown `json:"time_s"`
 	Series Series        `json:"series"`
 }
@@ -57,6 +58,15 @@ type IbufStats struct {
 	MergedRecords int64 `json:"merged_records"`
 	MergeReads    int64 `json:"merge_reads"`
 	SyncContracts int64 `json:"sync_contractions"`
+}
+
+// CacheStats is the kernel page cache in front of ibdata1 (flush method
+// fdatasync; zero with O_DIRECT).
+type CacheStats struct {
+	Hits        int64 `json:"read_hits"`     // page reads served from the page cache
+	Misses      int64 `json:"read_misses"`   // page reads that went to the device
+	PagesSynced int64 `json:"pages_written"` // dirty pages written by fsync or write-back
+	Writebacks  int64 `json:"writebacks"`    // flusher runs that wrote dirty pages
 }
 
 // ZipStats are the compressed pages (row_format = compressed).
@@ -198,7 +208,7 @@ func (l *Loader) Result() Result {
 	ix.ClusteredFill = ratio(recC, capC)
 	ix.SortkeyFill = ratio(rec[0], cap_[0])
 	ix.TimestampFill = ratio(rec[1], cap_[1])
-	ix.TablespaceMB = float64(l.ts.Size()) * 16384 / 1e6
+	ix.TablespaceMB = float64(l.ts.Size()) * float64(l.e.PageIO()) / 1e6
 	ix.Autoextends = l.ts.Extensions
 	ix.AutoextendMB = float64(l.ts.ExtendBytes) / 1e6
 	ix.DirectInserts, ix.BufferedInserts, ix.UnbufferedMisses = s.direct, s.buffered, s.refused
@@ -207,6 +217,9 @@ func (l *Loader) Result() Result {
 	if z := l.zip; z != nil {
 		r.Zip = ZipStats{Compressions: z.Compressions, Failures: z.Failures, Decompressions: z.Decompressions,
 			RedoMB: float64(z.RedoBytes) / 1e6, PoolPages: l.e.Frames()}
+	}
+	if c := l.srv.PageCache(); c != nil {
+		r.Cache = CacheStats{Hits: c.Hits, Misses: c.Misses, PagesSynced: c.Synced, Writebacks: c.Writebacks}
 	}
 	r.Undo = UndoStats{PagesPeak: l.undo.PagesPeak, PagesAll: l.undo.PagesAll}
 	es := l.e.Stats()

@@ -62,12 +62,14 @@ func (l *Loader) onSample(any) {
 		mpk = float64(cur.misses-s.last.misses) / rows * 1000
 	}
 	ser.MissesPer1000Rows = append(ser.MissesPer1000Rows, mpk)
-	page := float64(16384)
+	page := float64(l.e.PageIO())
 	rate := func(a, b int64) float64 { return float64(a-b) / page / secs }
+	dwPage := float64(16384) // doublewrite slots stay 16 KiB (UNIV_PAGE_SIZE)
+	dwRate := func(a, b int64) float64 { return float64(a-b) / dwPage / secs }
 	src := l.src
 	ser.PageReadsPerS = append(ser.PageReadsPerS, rate(cur.read[src.Engine.PageRead], s.last.read[src.Engine.PageRead]))
 	ser.PageWritesPerS = append(ser.PageWritesPerS, rate(cur.write[src.Engine.PageFlush], s.last.write[src.Engine.PageFlush]))
-	ser.DoublewritePagesPerS = append(ser.DoublewritePagesPerS, rate(cur.write[src.Engine.Doublewrite], s.last.write[src.Engine.Doublewrite]))
+	ser.DoublewritePagesPerS = append(ser.DoublewritePagesPerS, dwRate(cur.write[src.Engine.Doublewrite], s.last.write[src.Engine.Doublewrite]))
 	mb := func(a, b int64) float64 { return float64(a-b) / 1e6 / secs }
 	ser.RedoMBPerS = append(ser.RedoMBPerS, mb(cur.write[src.Engine.Redo], s.last.write[src.Engine.Redo]))
 	ser.BinlogMBPerS = append(ser.BinlogMBPerS, mb(cur.write[src.Commit.BinlogFile], s.last.write[src.Commit.BinlogFile]))
