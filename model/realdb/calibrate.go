@@ -176,6 +176,15 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 				c.Commit.CPU.BinlogSync = sim.Duration(c.BinlogSyncCPU)
 				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush", c.Commit.CPU.BinlogSync)
 			}
+		} else if b11, ok := Find(pts, true, 1, 1, 1); ok && c.RedoSyncCPU > 0 {
+			// No sync_binlog=1, flush=0 run (the CI matrix): 1/1 against
+			// 0/0 adds a redo sync and a binlog sync; the binlog's is what
+			// is left after the redo's.
+			if d := binlogSyncCPU(b0, b11, c.RedoSyncCPU); d > 0 {
+				c.BinlogSyncCPU = d
+				c.Commit.CPU.BinlogSync = sim.Duration(d)
+				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's commit.cpu.sync", c.Commit.CPU.BinlogSync)
+			}
 		}
 	}
 	if err := c.Engine.Validate(); err != nil {
@@ -200,6 +209,19 @@ func syncCPU(without, with Point) time.Duration {
 		return 0
 	}
 	return time.Duration(math.Round((cpu(with) - cpu(without)) / n * 1e3))
+}
+
+// binlogSyncCPU is the CPU of the binlog syncs that with adds to
+// without beyond its redo syncs, each costing redo: the extra device
+// flushes per transaction but one are binlog syncs.
+func binlogSyncCPU(without, with Point, redo time.Duration) time.Duration {
+	cpu := func(p Point) float64 { return p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean }
+	n := with.Range(func(f Figures) float64 { return f.FlushesPerTx }).Mean - without.Range(func(f Figures) float64 { return f.FlushesPerTx }).Mean
+	if n <= 1.1 {
+		return 0
+	}
+	rest := cpu(with) - cpu(without) - float64(redo)/1e3
+	return time.Duration(math.Round(rest / (n - 1) * 1e3))
 }
 
 // applyVariables copies the server's own settings into the engine.

@@ -248,3 +248,24 @@ func TestTimestampTick(t *testing.T) {
 		}
 	}
 }
+
+// TestBinlogSyncCPU: sync_binlog=1, flush=1 against 0/0 adds one redo sync
+// and the binlog syncs; the binlog's CPU is what the redo's leaves.
+func TestBinlogSyncCPU(t *testing.T) {
+	pt := func(cpu, flushes float64) Point {
+		return Point{Runs: []Figures{{ServerCPUUs: cpu - 10, FlushesPerTx: flushes}, {ServerCPUUs: cpu + 10, FlushesPerTx: flushes}}}
+	}
+	for _, tc := range []struct {
+		name string
+		with Point
+		want time.Duration
+	}{
+		{"one binlog sync", pt(250+150+200, 2.01), 200 * time.Microsecond},
+		{"two binlog syncs", pt(250+150+400, 3.01), 200 * time.Microsecond},
+		{"no binlog sync", pt(250+150, 1.01), 0},
+	} {
+		if got := binlogSyncCPU(pt(250, 0.01), tc.with, 150*time.Microsecond); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
