@@ -66,6 +66,28 @@ func components(cases []result.Case, block string) []string {
 	return out
 }
 
+// breakdownLabels returns the chart's title tail and y label for a
+// breakdown block: a time per transaction (ms unless the name says
+// otherwise), or a count per transaction for a "_per_tx" block
+// (pages_written_per_tx, write_bytes_per_tx), stacked by source.
+func breakdownLabels(block string) (head, ylabel string) {
+	if block == "commit_breakdown_ms" {
+		return "where commit time goes", "commit latency by stage (ms)"
+	}
+	if strings.HasSuffix(block, "_per_tx") {
+		what := strings.TrimSuffix(title(block), " per tx")
+		return what + " by source", what + " per transaction"
+	}
+	unit := "ms"
+	for _, u := range units {
+		if strings.HasSuffix(block, u.suffix) {
+			unit = u.unit
+			break
+		}
+	}
+	return "where commit time goes", fmt.Sprintf("%s per transaction (%s)", title(block), unit)
+}
+
 func drawBreakdown(d *result.Document, cases []result.Case, opt Options) ([]*gplot.Plot, error) {
 	block := opt.Metric
 	if block == "" {
@@ -97,18 +119,8 @@ func drawBreakdown(d *result.Document, cases []result.Case, opt Options) ([]*gpl
 		g.ci = append(g.ci, make([]float64, len(cases)))
 		g.has = append(g.has, has)
 	}
-	unit := "ms"
-	for _, u := range units {
-		if strings.HasSuffix(block, u.suffix) {
-			unit = u.unit
-			break
-		}
-	}
-	ylabel := fmt.Sprintf("%s per transaction (%s)", title(block), unit)
-	if block == "commit_breakdown_ms" {
-		ylabel = "commit latency by stage (ms)"
-	}
-	p := newPlot(fmt.Sprintf("%s: where commit time goes", d.Scenario), "", ylabel)
+	head, ylabel := breakdownLabels(block)
+	p := newPlot(fmt.Sprintf("%s: %s", d.Scenario, head), "", ylabel)
 	if err := addBars(p, g, opt, true); err != nil {
 		return nil, err
 	}

@@ -257,3 +257,16 @@ func TestFormatOfAndParseKind(t *testing.T) {
 		}
 	}
 }
+
+func TestBreakdownLabels(t *testing.T) {
+	for _, tc := range []struct{ block, head, ylabel string }{
+		{"commit_breakdown_ms", "where commit time goes", "commit latency by stage (ms)"},
+		{"pages_written_per_tx", "pages written by source", "pages written per transaction"},
+		{"write_bytes_per_tx", "write bytes by source", "write bytes per transaction"},
+	} {
+		h, y := breakdownLabels(tc.block)
+		if h != tc.head || y != tc.ylabel {
+			t.Errorf("%s: %q, %q; want %q, %q", tc.block, h, y, tc.head, tc.ylabel)
+		}
+	}
+}

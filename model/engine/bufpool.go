@@ -6,12 +6,13 @@ import (
 	"simrun/sim"
 )
 
-// A page's word holds its oldest-modification LSN in the low 62 bits and
-// two state bits, so that an access touches one cache line.
+// A page's word holds its oldest-modification LSN in the low 61 bits and
+// three state bits, so that an access touches one cache line.
 const (
 	pgResident uint64 = 1 << 63
 	pgRef      uint64 = 1 << 62 // referenced since the clock hand last passed
-	lsnMask    uint64 = pgRef - 1
+	pgIOFix    uint64 = 1 << 61 // a write of the page is in flight: its frame cannot be freed (buf_page_t::io_fix)
+	lsnMask    uint64 = pgIOFix - 1
 )
 
 // BufferPool tracks, per page id, whether the page is resident and its
@@ -104,6 +105,62 @@ func (b *BufferPool) Touch(p int32, lsn uint64) bool {
 // HasFree reports whether a frame is free.
 func (b *BufferPool) HasFree() bool { return b.resident < b.frames }
 
+// Free returns the length of the free list: frames holding no page.
+func (b *BufferPool) Free() int { return b.frames - b.resident }
+
+// IsOld reports whether resident page p is in the old end of the LRU: not
+// referenced since the clock hand last passed (buf_page_t::is_old).
+func (b *BufferPool) IsOld(p int32) bool {
+	return b.word[p]&(pgResident|pgRef) == pgResident
+}
+
+// IOFix marks page p as being written: Victim, NextOld and Evict leave its
+// frame alone until IOUnfix.
+func (b *BufferPool) IOFix(p int32) { b.word[p] |= pgIOFix }
+
+// IOUnfix ends the write of page p.
+func (b *BufferPool) IOUnfix(p int32) { b.word[p] &^= pgIOFix }
+
+// IsIOFixed reports whether a write of page p is in flight.
+func (b *BufferPool) IsIOFixed(p int32) bool { return b.word[p]&pgIOFix != 0 }
+
+// NextOld advances the clock hand to the next resident page that is not
+// referenced and not being written, giving referenced pages their second
+// chance on the way (they are made young), and returns it: the tail of the
+// LRU list that buf_flush_LRU_list_batch walks. ok is false after two full
+// turns without one.
+func (b *BufferPool) NextOld() (p int32, ok bool) {
+	if b.resident == 0 {
+		return 0, false
+	}
+	for steps := 0; steps < 2*b.npages+2; steps++ {
+		if p, ok := b.step(); ok {
+			return p, true
+		}
+	}
+	return 0, false
+}
+
+// step advances the clock hand by one page and returns it if it is
+// resident, not being written and was not referenced; a referenced page
+// loses its bit (its second chance).
+func (b *BufferPool) step() (int32, bool) {
+	h := b.hand
+	b.hand++
+	if b.hand == b.npages {
+		b.hand = 0
+	}
+	w := b.word[h]
+	if w&pgResident == 0 || w&pgIOFix != 0 {
+		return 0, false
+	}
+	if w&pgRef != 0 {
+		b.word[h] = w &^ pgRef
+		return 0, false
+	}
+	return int32(h), true
+}
+
 // Load makes page p resident in a free frame. It panics if none is free.
 func (b *BufferPool) Load(p int32) {
 	if b.resident >= b.frames {
@@ -112,7 +169,7 @@ func (b *BufferPool) Load(p int32) {
 	if b.word[p]&pgResident != 0 {
 		return
 	}
-	b.word[p] = pgResident | pgRef | b.word[p]&lsnMask
+	b.word[p] = pgResident | pgRef | b.word[p]&(lsnMask|pgIOFix)
 	b.resident++
 }
 
@@ -129,24 +186,15 @@ func (b *BufferPool) Victim(scan int) (p int32, dirty bool, ok bool) {
 	firstDirty := int32(-1)
 	seen := 0
 	for steps := 0; steps < 2*b.npages+2; steps++ {
-		h := b.hand
-		b.hand++
-		if b.hand == b.npages {
-			b.hand = 0
-		}
-		w := b.word[h]
-		if w&pgResident == 0 {
+		p, ok := b.step()
+		if !ok {
 			continue
 		}
-		if w&pgRef != 0 {
-			b.word[h] = w &^ pgRef
-			continue
-		}
-		if w&lsnMask == 0 {
-			return int32(h), false, true
+		if b.word[p]&lsnMask == 0 {
+			return p, false, true
 		}
 		if firstDirty < 0 {
-			firstDirty = int32(h)
+			firstDirty = p
 		}
 		if seen++; seen >= scan {
 			break
@@ -160,8 +208,8 @@ func (b *BufferPool) Victim(scan int) (p int32, dirty bool, ok bool) {
 
 // Evict removes clean resident page p from the pool.
 func (b *BufferPool) Evict(p int32) {
-	if b.word[p]&lsnMask != 0 {
-		panic("engine: evicting a dirty page")
+	if b.word[p]&(lsnMask|pgIOFix) != 0 {
+		panic("engine: evicting a dirty page or one being written")
 	}
 	if b.word[p]&pgResident != 0 {
 		b.word[p] = 0

@@ -17,12 +17,22 @@ import (
 //     ignoring io_capacity, then a checkpoint;
 //   - flush-ahead (buf_flush_async_lsn set, checkpoint age past the async
 //     point): back-to-back batches of io_capacity_max pages up to the target;
+//   - otherwise, if the free list is short (buf_pool.need_LRU_eviction:
+//     fewer than lru_scan_depth/2 free pages), an LRU batch of
+//     io_capacity_max pages and nothing else;
 //   - otherwise once per second: nothing while the checkpoint age is below
 //     adaptive_flushing_lwm and dirty pages below max_dirty_pages_pct,
-//     else a batch of page_cleaner_flush_pages_recommendation() pages.
+//     else a batch of page_cleaner_flush_pages_recommendation() pages;
+//   - after every flush-list batch, the LRU batch (buf_flush_LRU) of
+//     max(io_capacity_max - pages just flushed, min(io_capacity_max,
+//     lru_scan_depth)) pages, which frees clean pages from the LRU tail and
+//     writes dirty ones while the free list is shorter than lru_scan_depth.
 //
-// A batch takes pages from the head of the flush list (oldest
-// modification first), first makes the log durable up to the current LSN
+// A flush-list batch (buf_do_flush_list_batch) takes pages from the head of
+// the flush list (oldest modification first), each with its dirty
+// neighbours (buf_flush_try_neighbors, innodb_flush_neighbors on a
+// rotational device), which count toward the batch's pages. A batch first
+// makes the log durable up to the current LSN
 // (write-ahead logging: buf_flush_page calls log_write_up_to), then writes
 // them in doublewrite batches: one sequential write of the batch to the
 // doublewrite area of ibdata1, an fdatasync, then the pages in place; two
@@ -31,6 +41,8 @@ type cleaner struct {
 	e *Engine
 
 	running  bool // a batch (or checkpoint) is in progress
+	sleeping bool // idle: waiting without a timeout for page_cleaner_wakeup or buf_flush_ahead
+	goIdle   bool // the iteration ends in set_idle: checkpoint, then sleep
 	timer    sim.Timer
 	timed    bool
 	nextTick sim.Time
@@ -47,19 +59,21 @@ type cleaner struct {
 	lastPages   int
 
 	// the batch
-	pages   []int32
-	next    int // next page of the batch to put into a chunk
-	chunks  int // chunks in flight
-	mode    int
-	walCB   func(any)
-	dwCB    func(any)
-	pageCB  func(any)
-	slots   [2]dwSlot
-	ckptCB  func()
-	ckptStp int
-	ckptN   int
-	ckptLSN uint64
-	ckptSub func(any)
+	pages    []int32 // page ids; lruBit marks a page the LRU batch evicts once written
+	nFL      int     // pages of the batch taken by the flush list (with their neighbours)
+	freeWait bool    // a user thread waits for a free page (buf_LRU_get_free_block)
+	next     int     // next page of the batch to put into a chunk
+	chunks   int     // chunks in flight
+	mode     int
+	walCB    func(any)
+	dwCB     func(any)
+	pageCB   func(any)
+	slots    [2]dwSlot
+	ckptCB   func()
+	ckptStp  int
+	ckptN    int
+	ckptLSN  uint64
+	ckptSub  func(any)
 
 	// trace (rec nil: off)
 	rec     *trace.Recorder
@@ -70,13 +84,19 @@ type cleaner struct {
 	nPages  int
 }
 
-var modeNames = [...]string{"adaptive", "flush-ahead", "furious"}
+var modeNames = [...]string{"adaptive", "flush-ahead", "furious", "LRU"}
 
 const (
 	modeAdaptive = iota
 	modeAsync
 	modeFurious
+	modeLRU
 )
+
+// lruBit marks a page of the batch that the LRU batch wrote: its frame is
+// freed when the write completes, unless it was modified again meanwhile
+// (buf_page_write_complete with evict).
+const lruBit int32 = 1 << 30
 
 type dwSlot struct {
 	busy    bool
@@ -111,13 +131,38 @@ func (c *cleaner) start() {
 // wake is pthread_cond_signal(&buf_pool.do_flush_list) from buf_flush_ahead:
 // a waiting cleaner runs its next iteration now.
 func (c *cleaner) wake() {
-	if c.running || !c.timed {
+	if c.running {
+		return // done() looks at the requests when the iteration ends
+	}
+	if c.sleeping {
+		c.sleeping = false
+	} else if c.timed {
+		c.e.env.Cancel(c.timer)
+	} else {
 		return
 	}
-	c.e.env.Cancel(c.timer)
-	c.timed = false
 	c.timer = c.e.env.At(c.e.env.Now(), c.tickCB)
 	c.timed = true
+}
+
+// dirtied is buf_pool.page_cleaner_wakeup() from a page entering the flush
+// list: with innodb_max_dirty_pages_pct_lwm = 0 an idle cleaner is woken
+// only once the dirty pages reach max_dirty_pages_pct.
+func (c *cleaner) dirtied() {
+	if !c.sleeping {
+		return
+	}
+	bp := c.e.BP
+	if 100*float64(bp.dirty) >= c.e.cfg.Flushing.MaxDirtyPagesPct*float64(bp.frames) {
+		c.wake()
+	}
+}
+
+// wakeFree is buf_pool.page_cleaner_wakeup(true) from
+// buf_LRU_get_free_block: a user thread found no free page.
+func (c *cleaner) wakeFree() {
+	c.freeWait = true
+	c.wake()
 }
 
 func (c *cleaner) tick() {
@@ -148,6 +193,18 @@ func (c *cleaner) tick() {
 		c.batch(c.take(f.IOCapacityMax, e.async), modeAsync)
 		return
 	}
+	if oldest == 0 {
+		// fully_unemployed: nothing dirty.
+		c.idle()
+		return
+	}
+	if c.lruOn() && bp.Free() < f.LRUScanDepth/2 {
+		// buf_pool.need_LRU_eviction(): an LRU batch, nothing else.
+		c.pages, c.nFL = c.pages[:0], 0
+		c.takeLRU(0)
+		c.batch(c.pages, modeLRU)
+		return
+	}
 	dirtyPct := 100 * float64(bp.dirty) / float64(bp.frames)
 	age := uint64(0)
 	if oldest != 0 {
@@ -155,7 +212,10 @@ func (c *cleaner) tick() {
 	}
 	capa, _, _ := r.Points()
 	lwm := uint64(f.AdaptiveFlushingLWM * float64(capa) / 100)
-	if dirtyPct < f.MaxDirtyPagesPct && age <= lwm {
+	// With innodb_max_dirty_pages_pct_lwm = 0 the cleaner is idle below
+	// max_dirty_pages_pct unless the checkpoint age needs adaptive flushing
+	// (af_needed_for_redo); with a lwm, also while the dirty share is below it.
+	if dirtyPct < f.MaxDirtyPagesPct && age <= lwm && (f.MaxDirtyPagesPctLWM == 0 || dirtyPct < f.MaxDirtyPagesPctLWM) {
 		c.idle()
 		return
 	}
@@ -166,19 +226,102 @@ func (c *cleaner) tick() {
 		return
 	}
 	pages := c.take(n, 0)
-	c.lastPages = len(pages)
+	c.lastPages = c.nFL // n_flushed of the flush list, neighbours included, LRU batch not
 	c.batch(pages, modeAdaptive)
 }
 
+// idle is set_idle: MariaDB >= 10.5 writes a checkpoint (log_checkpoint)
+// and, with innodb_max_dirty_pages_pct_lwm = 0, waits for
+// buf_pool.do_flush_list with no timeout: only buf_flush_ahead (the async or
+// sync point), a thread short of free pages, or the dirty pages reaching
+// max_dirty_pages_pct wake it (buf_pool_t::page_cleaner_wakeup). With a lwm
+// it wakes once a second. A bulk loader's engine keeps the timed wake-up
+// and no checkpoint here.
 func (c *cleaner) idle() {
-	c.timer = c.e.env.At(c.nextTick, c.tickCB)
-	c.timed = true
+	if c.e.loader {
+		c.timer = c.e.env.At(c.nextTick, c.tickCB)
+		c.timed = true
+		return
+	}
+	c.goIdle = true
+	c.batch(nil, modeAdaptive)
 }
 
-// take removes up to n pages below limit from the flush list.
+// take is one flush-list batch and the LRU batch after it: up to n pages
+// below limit (0 = none) from the head of the flush list, each with its
+// dirty neighbours, which count toward n (buf_do_flush_list_batch,
+// buf_flush_try_neighbors), then buf_flush_LRU(max(io_capacity_max -
+// flushed, min(io_capacity_max, lru_scan_depth))).
 func (c *cleaner) take(n int, limit uint64) []int32 {
-	c.pages, _ = c.e.BP.TakeOldest(c.pages[:0], n, limit)
+	e := c.e
+	c.pages = c.pages[:0]
+	nb := e.neighbourMode(false)
+	for len(c.pages) < n {
+		before := len(c.pages)
+		c.pages, _ = e.BP.TakeOldest(c.pages, 1, limit)
+		if len(c.pages) == before {
+			break
+		}
+		if nb != 0 {
+			c.pages = e.takeNeighbours(c.pages, c.pages[before], nb, false, 0)
+		}
+		c.fix(before)
+	}
+	c.nFL = len(c.pages)
+	e.FlushListPages += int64(c.nFL)
+	if c.lruOn() {
+		f := e.cfg.Flushing
+		c.takeLRU(max(f.IOCapacityMax-c.nFL, min(f.IOCapacityMax, f.LRUScanDepth)))
+	}
 	return c.pages
+}
+
+// fix io-fixes the pages taken from index from on: the LRU walk must not
+// free their frames before their writes complete (buf_page_t::io_fix).
+func (c *cleaner) fix(from int) {
+	for _, q := range c.pages[from:] {
+		c.e.BP.IOFix(q &^ lruBit)
+	}
+}
+
+// lruOn reports whether the page cleaner runs LRU batches: always in
+// MariaDB; an engine serving a bulk loader's Tablespace runs the loader's
+// own LRU policy (MySQL 5.1's buf_flush_LRU_recommendation) instead.
+func (c *cleaner) lruOn() bool { return !c.e.loader }
+
+// takeLRU is buf_flush_LRU_list_batch: walking the LRU from its tail while
+// the free list is shorter than lru_scan_depth, it frees clean pages and
+// takes dirty ones (with their old dirty neighbours) for writing, up to n
+// written (0 = io_capacity_max). Taken pages carry lruBit.
+func (c *cleaner) takeLRU(n int) {
+	e := c.e
+	bp := e.BP
+	f := e.cfg.Flushing
+	if n == 0 {
+		n = f.IOCapacityMax
+	}
+	nb := e.neighbourMode(true)
+	written := 0
+	for scanned := 0; bp.Free() < f.LRUScanDepth && written < n && scanned < bp.resident; scanned++ {
+		p, ok := bp.NextOld()
+		if !ok {
+			break
+		}
+		if !bp.IsDirty(p) {
+			bp.Evict(p)
+			e.LRUEvicted++
+			continue
+		}
+		before := len(c.pages)
+		bp.Clean(p)
+		c.pages = append(c.pages, p|lruBit)
+		if nb != 0 {
+			c.pages = e.takeNeighbours(c.pages, p, nb, true, lruBit)
+		}
+		c.fix(before)
+		written += len(c.pages) - before
+	}
+	e.LRUBatchPages += int64(len(c.pages) - c.nFL)
 }
 
 // pctForLSN is af_get_pct_for_lsn.
@@ -231,22 +374,27 @@ func (c *cleaner) recommendation(oldest uint64, dirtyPct float64) int {
 		c.nIter = 0
 		c.sumPages = 0
 	}
-	var pctDirty uint64
-	if dirtyPct >= f.MaxDirtyPagesPct {
-		pctDirty = 100
+	// total_ratio: 1 with innodb_max_dirty_pages_pct_lwm = 0 (the
+	// default), else the larger of pct_for_lsn/100 and the dirty share of
+	// max_dirty_pages_pct (MariaDB >= 10.5; MySQL's PCT_IO(max(pct_dirty,
+	// pct_for_lsn)) is not what MariaDB runs).
+	ratio := 1.0
+	if f.MaxDirtyPagesPctLWM != 0 && f.MaxDirtyPagesPct != 0 {
+		ratio = max(float64(pctLSN)/100, dirtyPct/f.MaxDirtyPagesPct)
 	}
-	pctTotal := max(pctDirty, pctLSN)
 	target := oldest + c.lsnAvgRate*3
 	pagesForLSN := e.BP.CountBelow(target, f.IOCapacityMax) / 3
 	if pagesForLSN < 1 {
 		pagesForLSN = 1
 	}
-	n := (int(float64(f.IOCapacity)*float64(pctTotal)/100) + c.avgPageRate + pagesForLSN) / 3
+	n := (int(float64(f.IOCapacity)*ratio) + c.avgPageRate + pagesForLSN) / 3
 	return min(n, f.IOCapacityMax)
 }
 
-// batch writes pages (already taken from the flush list), then
-// checkpoints.
+// batch writes pages (already taken), then ends the iteration: with a
+// checkpoint after furious flushing (buf_flush_sync_for_checkpoint) and in
+// set_idle, without one after flush-ahead, adaptive and LRU batches
+// (MariaDB >= 10.5; a bulk loader's engine checkpoints after every batch).
 func (c *cleaner) batch(pages []int32, mode int) {
 	c.running = true
 	c.mode = mode
@@ -255,7 +403,7 @@ func (c *cleaner) batch(pages []int32, mode int) {
 	c.batchAt = c.e.env.Now()
 	c.nPages = len(pages)
 	if len(pages) == 0 {
-		c.checkpoint()
+		c.endBatch()
 		return
 	}
 	e := c.e
@@ -303,7 +451,8 @@ func (c *cleaner) onDoublewrite(a any) {
 func (c *cleaner) writePages(s *dwSlot) {
 	e := c.e
 	s.pending = len(s.pages)
-	for _, p := range s.pages {
+	for _, q := range s.pages {
+		p := q &^ lruBit
 		f, off := e.pageFile(p)
 		e.markWritten(p)
 		f.WriteAt(off, e.ioPage, e.src.PageFlush, c.pageCB, s)
@@ -321,6 +470,15 @@ func (c *cleaner) onPageWritten(a any) {
 	}
 	s.busy = false
 	c.chunks--
+	bp := c.e.BP
+	for _, q := range s.pages {
+		p := q &^ lruBit
+		bp.IOUnfix(p)
+		if q&lruBit != 0 && !bp.IsDirty(p) && bp.IsResident(p) {
+			bp.Evict(p)
+			c.e.LRUEvicted++
+		}
+	}
 	if c.rec != nil {
 		c.traceChunk(s)
 	}
@@ -329,8 +487,18 @@ func (c *cleaner) onPageWritten(a any) {
 		return
 	}
 	if c.chunks == 0 {
-		c.checkpoint()
+		c.endBatch()
 	}
+}
+
+// endBatch checkpoints or ends the iteration.
+func (c *cleaner) endBatch() {
+	if c.mode == modeFurious || c.goIdle || c.e.loader || c.e.cfg.Flushing.CheckpointPerBatch {
+		c.checkpoint()
+		return
+	}
+	c.ckptStp = 0
+	c.done()
 }
 
 // checkpoint runs log_checkpoint after a batch: the InnoDB binlog's
@@ -411,10 +579,24 @@ func (c *cleaner) done() {
 	if c.rec != nil {
 		c.traceBatch(now)
 	}
-	if e.furious != 0 || e.async != 0 {
+	if c.freeWait {
+		// buf_pool.done_free: threads waiting in buf_LRU_get_free_block retry.
+		c.freeWait = false
+		e.freeReady()
+	}
+	if e.furious != 0 || e.async != 0 || c.freeWait {
+		c.goIdle = false
 		c.timer = e.env.At(now, c.tickCB)
 		c.timed = true
 		return
+	}
+	if c.goIdle {
+		c.goIdle = false
+		if e.cfg.Flushing.MaxDirtyPagesPctLWM == 0 && !c.freeWait {
+			c.sleeping = true
+			c.dirtied() // already past max_dirty_pages_pct: no sleep
+			return
+		}
 	}
 	c.timer = e.env.At(max(now, c.nextTick), c.tickCB)
 	c.timed = true

@@ -65,6 +65,11 @@ type FlushingConfig struct {
 	FlushSync           bool    `toml:"flush_sync" unit:"" doc:"innodb_flush_sync: at the sync point flush furiously, ignoring io_capacity (default ON)"`
 	Doublewrite         bool    `toml:"doublewrite" unit:"" doc:"innodb_doublewrite: every page is first written to the doublewrite area (one sequential write + fdatasync per batch), then in place (default ON)"`
 	DoublewriteBatch    int     `toml:"doublewrite_batch" unit:"pages" doc:"pages per doublewrite batch: two blocks of one extent (64 pages) each (buf_dblwr_t, MariaDB >= 10.5)"`
+	MaxDirtyPagesPctLWM float64 `toml:"max_dirty_pages_pct_lwm" unit:"%" doc:"innodb_max_dirty_pages_pct_lwm (MariaDB default 0): 0 makes page_cleaner_flush_pages_recommendation's total_ratio 1; otherwise total_ratio = max(pct_for_lsn/100, dirty_pct/max_dirty_pages_pct)"`
+	FlushNeighbors      int     `toml:"flush_neighbors" unit:"" doc:"innodb_flush_neighbors (MariaDB default 1): with 1 a page write also writes the contiguous dirty pages around it inside its area of min(64, pool pages/16) pages (buf_flush_try_neighbors), with 2 every dirty page of the area, with 0 none; only for files on a device that reports itself rotational"`
+	Rotational          bool    `toml:"rotational" unit:"" doc:"the data files' block device reports itself rotational (/sys/block/DEV/queue/rotational = 1), so innodb_flush_neighbors applies. Default true: virtio and virtio-scsi/iSCSI network volumes report 1 (the realdb host's vda does, docs/realdb.md); set false for a device that reports 0"`
+	CheckpointPerBatch  bool    `toml:"checkpoint_after_batch" unit:"" doc:"the page cleaner writes a checkpoint after every flush-ahead, adaptive and LRU batch (true) or only after furious flushing and when it goes idle (false, default). false is what MariaDB 10.11.19 does on the realdb host (docs/realdb.md: at 96 MiB the checkpoint age sits at the sync point and furious flushing writes 0.3-0.9 pages per transaction; true keeps it below the async point). Not a server variable: the behaviour of buf_flush_page_cleaner, unverified in 12.3's source (docs/model-engine.md)"`
+	LRUScanDepth        int     `toml:"lru_scan_depth" unit:"pages" doc:"innodb_lru_scan_depth (MariaDB default 1536): the page cleaner's LRU batch after each iteration frees pages from the LRU tail while the free list is shorter than this (buf_flush_LRU)"`
 }
 
 // CPUConfig is [engine.cpu]: server CPU per statement on one vCPU of the
@@ -120,6 +125,10 @@ func DefaultConfig() Config {
 			FlushSync:           true,
 			Doublewrite:         true,
 			DoublewriteBatch:    128,
+			MaxDirtyPagesPctLWM: 0,
+			FlushNeighbors:      1,
+			Rotational:          true,
+			LRUScanDepth:        1536,
 		},
 		CPU: CPUConfig{
 			Begin:          us(15),
@@ -235,6 +244,15 @@ func (c Config) Validate() error {
 	}
 	if f.FlushingAvgLoops < 1 || f.FlushingAvgLoops > 1000 {
 		bad("flushing.flushing_avg_loops: must be in [1, 1000], got %d", f.FlushingAvgLoops)
+	}
+	if !(f.MaxDirtyPagesPctLWM >= 0 && f.MaxDirtyPagesPctLWM <= f.MaxDirtyPagesPct) {
+		bad("flushing.max_dirty_pages_pct_lwm: must be in [0, max_dirty_pages_pct=%v], got %v", f.MaxDirtyPagesPct, f.MaxDirtyPagesPctLWM)
+	}
+	if f.FlushNeighbors < 0 || f.FlushNeighbors > 2 {
+		bad("flushing.flush_neighbors: must be 0, 1 or 2, got %d", f.FlushNeighbors)
+	}
+	if f.LRUScanDepth < 100 || f.LRUScanDepth > 1<<30 {
+		bad("flushing.lru_scan_depth: must be in [100, %d], got %d", 1<<30, f.LRUScanDepth)
 	}
 	if f.DoublewriteBatch < 1 || f.DoublewriteBatch > 1024 {
 		bad("flushing.doublewrite_batch: must be in [1, 1024], got %d", f.DoublewriteBatch)

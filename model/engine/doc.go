@@ -37,14 +37,20 @@
 //
 // # Flushing and checkpoints
 //
-// The page cleaner runs MariaDB's buf_flush_page_cleaner: once a second an
-// adaptive batch (page_cleaner_flush_pages_recommendation) once the
-// checkpoint age passes innodb_adaptive_flushing_lwm, back-to-back batches
-// of io_capacity_max pages past the async point (flush-ahead), and furious
-// flushing past the sync point while log_free_check stalls user threads.
-// Each batch first makes the log durable (write-ahead logging), then writes
-// doublewrite batches (one sequential write and fdatasync of up to 128
-// pages, then the pages in place), and ends with a checkpoint.
+// The page cleaner runs MariaDB's buf_flush_page_cleaner: asleep while idle
+// (with innodb_max_dirty_pages_pct_lwm = 0 only the async or sync point, a
+// free-page shortage or max_dirty_pages_pct wake it), back-to-back batches
+// of io_capacity_max pages past the async point (flush-ahead), furious
+// flushing past the sync point while log_free_check stalls user threads,
+// an adaptive batch (page_cleaner_flush_pages_recommendation) once a second
+// while awake past innodb_adaptive_flushing_lwm, and after every flush-list
+// batch the LRU batch that keeps lru_scan_depth pages free. Flush-list and
+// LRU batches write each page's dirty neighbours (innodb_flush_neighbors on
+// a rotational device). Each batch first makes the log durable
+// (write-ahead logging), then writes doublewrite batches (one sequential
+// write and fdatasync of up to 128 pages, then the pages in place); a
+// checkpoint follows furious flushing and going idle (and every batch with
+// flushing.checkpoint_after_batch).
 //
 // # Time
 //

@@ -58,25 +58,42 @@ type Engine struct {
 
 	// eviction writes in flight (oldest LSN each) hold back checkpoints
 	lruInflight []uint64
-	readCB      func(any)
-	evictCB     func(any)
+	// loader: the engine serves a bulk loader's Tablespace, which models
+	// MySQL 5.1's page flushing with its own LRU policy; the page cleaner
+	// keeps its timed wake-ups and a checkpoint after every batch and runs
+	// no LRU batch and no neighbour flushing
+	loader bool
+	// user threads waiting in buf_LRU_get_free_block for the page cleaner
+	freeWaiters, freeSpare []*pageRead
+	readCB                 func(any)
+	evictCB                func(any)
 
 	// statistics
-	Overruns      int64 // mini-transactions that found the checkpoint age above capacity (must stay 0)
-	Stalls        int64
-	PagesFlushed  int64 // pages written by the page cleaner
-	LRUWrites     int64
-	PageReads     int64
-	Checkpoints   int64
-	FlushAheadOn  int64           // cleaner iterations in flush-ahead
-	FuriousOn     int64           // cleaner iterations in furious flushing
-	ageHist       stats.Histogram // checkpoint age samples, bytes
-	dirtyHist     stats.Histogram // dirty page samples
-	ageMax        uint64
-	sampleCB      func(any)
-	samplePeriod  time.Duration
-	flushedSeries *stats.Series
-	ageSeries     *stats.GaugeSeries // checkpoint age, bytes, held between samples
+	Overruns     int64 // mini-transactions that found the checkpoint age above capacity (must stay 0)
+	Stalls       int64
+	PagesFlushed int64 // pages written by the page cleaner: FlushListPages + LRUBatchPages
+	// FlushListPages are the flush-list batches' pages, LRUBatchPages the
+	// LRU batches'; each includes its neighbours, which NeighborPages counts
+	// again (innodb_flush_neighbors).
+	FlushListPages int64
+	LRUBatchPages  int64
+	NeighborPages  int64
+	NeighborLRU    int64 // of NeighborPages, those the LRU batch wrote
+	LRUEvicted     int64 // clean pages the LRU batch freed
+	WaitFree       int64 // a user thread found no free page and waited for the cleaner (Innodb_buffer_pool_wait_free)
+	LRUWrites      int64 // single pages a user thread wrote to free a frame (a bulk loader's Tablespace)
+	PageReads      int64
+	Checkpoints    int64
+	FlushAheadOn   int64           // cleaner iterations in flush-ahead
+	FuriousOn      int64           // cleaner iterations in furious flushing
+	ageHist        stats.Histogram // checkpoint age samples, bytes
+	dirtyHist      stats.Histogram // dirty page samples
+	freeHist       stats.Histogram // free-list length samples
+	ageMax         uint64
+	sampleCB       func(any)
+	samplePeriod   time.Duration
+	flushedSeries  *stats.Series
+	ageSeries      *stats.GaugeSeries // checkpoint age, bytes, held between samples
 
 	rec *trace.Recorder // nil unless tracing
 }
@@ -308,6 +325,20 @@ func (e *Engine) readNext(rd *pageRead) {
 		return
 	}
 	rd.page = rd.pages[rd.i]
+	if !e.BP.HasFree() && !e.loader {
+		// buf_LRU_get_free_block: free a clean page near the LRU tail
+		// (buf_LRU_scan_and_free_block), else wake the page cleaner and wait
+		// for its LRU batch (buf_pool.done_free). A user thread writes no
+		// page itself (MariaDB >= 10.6).
+		if v, dirty, ok := e.BP.Victim(lruSearchScan); ok && !dirty {
+			e.BP.Evict(v)
+		} else {
+			e.WaitFree++
+			e.freeWaiters = append(e.freeWaiters, rd)
+			e.cl.wakeFree()
+			return
+		}
+	}
 	if !e.BP.HasFree() {
 		v, dirty, ok := e.BP.Victim(1024)
 		if ok && dirty {
@@ -331,6 +362,83 @@ func (e *Engine) readNext(rd *pageRead) {
 		}
 	}
 	e.issueRead(rd)
+}
+
+// lruSearchScan is BUF_LRU_SEARCH_SCAN_THRESHOLD: how far from the LRU
+// tail a user thread looks for a clean page to free.
+const lruSearchScan = 100
+
+// freeReady lets the threads waiting for a free page retry.
+func (e *Engine) freeReady() {
+	w := e.freeWaiters
+	e.freeWaiters = e.freeSpare[:0]
+	for i, rd := range w {
+		w[i] = nil
+		e.readNext(rd)
+	}
+	e.freeSpare = w[:0]
+}
+
+// neighbourMode is the innodb_flush_neighbors that applies now: 0 on a
+// non-rotational device, for a bulk loader's Tablespace, or while the LRU is
+// shorter than BUF_LRU_OLD_MIN_LEN (512 pages).
+func (e *Engine) neighbourMode(lru bool) int {
+	f := e.cfg.Flushing
+	if !f.Rotational || e.loader || e.BP.resident < 512 {
+		return 0
+	}
+	return f.FlushNeighbors
+}
+
+// takeNeighbours is buf_flush_try_neighbors for page p (already taken):
+// the area of min(64, pool pages/16) pages of p's file around it, narrowed
+// with mode 1 to the contiguous run of dirty pages around p; every dirty
+// page of it that is not being written (and, for the LRU batch, is old) is
+// marked clean and appended to dst with flag.
+func (e *Engine) takeNeighbours(dst []int32, p int32, mode int, lru bool, flag int32) []int32 {
+	area := int32(max(1, min(64, e.BP.frames/16)))
+	first, end := e.fileRange(p)
+	lo := first + (p-first)/area*area
+	hi := min(lo+area, end)
+	ok := func(q int32) bool {
+		bp := e.BP
+		return bp.IsDirty(q) && bp.IsResident(q) && !bp.IsIOFixed(q) && (!lru || bp.IsOld(q))
+	}
+	if mode == 1 {
+		for q := p - 1; q >= lo; q-- {
+			if !ok(q) {
+				lo = q + 1
+				break
+			}
+		}
+		for q := p + 1; q < hi; q++ {
+			if !ok(q) {
+				hi = q
+				break
+			}
+		}
+	}
+	for q := lo; q < hi; q++ {
+		if q == p || !ok(q) {
+			continue
+		}
+		e.BP.Clean(q)
+		e.NeighborPages++
+		if lru {
+			e.NeighborLRU++
+		}
+		dst = append(dst, q|flag)
+	}
+	return dst
+}
+
+// fileRange returns the page ids [first, end) of the file holding page p.
+func (e *Engine) fileRange(p int32) (first, end int32) {
+	if p >= e.rsegBase {
+		return e.rsegBase, int32(e.BP.npages)
+	}
+	t := p / int32(e.perTable)
+	return t * int32(e.perTable), (t + 1) * int32(e.perTable)
 }
 
 func (e *Engine) onEvictWritten(a any) {
@@ -496,6 +604,7 @@ func (e *Engine) ApplyBody(stmts []workload.Stmt, pages []int32) uint64 {
 	for _, p := range pages {
 		e.dirty(p, lsn)
 	}
+	e.cl.dirtied()
 	return lsn
 }
 
@@ -581,6 +690,7 @@ func (e *Engine) onSample(any) {
 	e.ageMax = max(e.ageMax, age)
 	e.ageSeries.Set(e.env.Now()-e.cl.resetAt, float64(age))
 	e.dirtyHist.Record(int64(e.BP.dirty))
+	e.freeHist.Record(int64(e.BP.Free()))
 	if e.rec != nil {
 		now := e.env.Now()
 		e.rec.Counter("engine/checkpoint age MB", now, float64(age)/1e6)
@@ -592,9 +702,11 @@ func (e *Engine) onSample(any) {
 // ResetStats starts the measured window.
 func (e *Engine) ResetStats() {
 	e.Stalls, e.PagesFlushed, e.LRUWrites, e.PageReads, e.Checkpoints = 0, 0, 0, 0, 0
+	e.FlushListPages, e.LRUBatchPages, e.NeighborPages, e.NeighborLRU, e.LRUEvicted, e.WaitFree = 0, 0, 0, 0, 0, 0
 	e.FlushAheadOn, e.FuriousOn = 0, 0
 	e.ageHist.Reset()
 	e.dirtyHist.Reset()
+	e.freeHist.Reset()
 	e.ageMax = e.Redo.lsn - e.Redo.checkpoint
 	e.BP.Hits, e.BP.Misses = 0, 0
 	e.Redo.resetStats()
@@ -617,6 +729,13 @@ type Stats struct {
 	DirtyPages          stats.HistogramSummary
 	Stalls              int64
 	PagesFlushed        int64
+	FlushListPages      int64
+	LRUBatchPages       int64
+	NeighborPages       int64
+	NeighborLRU         int64
+	LRUEvicted          int64
+	WaitFree            int64
+	FreePages           stats.HistogramSummary // free-list length samples
 	LRUWrites           int64
 	PageReads           int64
 	Checkpoints         int64
@@ -652,6 +771,13 @@ func (e *Engine) Stats() Stats {
 		DirtyPages:          e.dirtyHist.Summary(),
 		Stalls:              e.Stalls,
 		PagesFlushed:        e.PagesFlushed,
+		FlushListPages:      e.FlushListPages,
+		LRUBatchPages:       e.LRUBatchPages,
+		NeighborPages:       e.NeighborPages,
+		NeighborLRU:         e.NeighborLRU,
+		LRUEvicted:          e.LRUEvicted,
+		WaitFree:            e.WaitFree,
+		FreePages:           e.freeHist.Summary(),
 		LRUWrites:           e.LRUWrites,
 		PageReads:           e.PageReads,
 		Checkpoints:         e.Checkpoints,
@@ -682,8 +808,11 @@ func (e *Engine) Invariants() string {
 	if r.lsn-r.checkpoint > r.capacity || e.Overruns > 0 {
 		return fmt.Sprintf("checkpoint age %d exceeds the redo capacity %d (%d overruns)", r.lsn-r.checkpoint, r.capacity, e.Overruns)
 	}
-	if e.BP.dirty < 0 || e.BP.resident > e.BP.frames {
+	if e.BP.dirty < 0 || e.BP.resident > e.BP.frames || e.BP.Free() < 0 {
 		return fmt.Sprintf("buffer pool counts broken: dirty %d resident %d frames %d", e.BP.dirty, e.BP.resident, e.BP.frames)
+	}
+	if e.PagesFlushed != e.FlushListPages+e.LRUBatchPages {
+		return fmt.Sprintf("page cleaner writes %d != flush list %d + LRU batch %d", e.PagesFlushed, e.FlushListPages, e.LRUBatchPages)
 	}
 	return ""
 }

@@ -76,20 +76,28 @@ func TestBufferPoolEviction(t *testing.T) {
 // (innodb_flush_log_at_trx_commit = 1).
 func newTestEngine(t *testing.T, cfg Config) (*sim.Env, *Engine, *disk.Volume) {
 	t.Helper()
+	wl := workload.DefaultSysbench()
+	wl.TableSize = 10_000
+	env, e, vol, _ := newTestEngineWL(t, cfg, wl)
+	return env, e, vol
+}
+
+// newTestEngineWL builds an engine for the sysbench tables of wl and
+// returns the volume's sources too.
+func newTestEngineWL(t *testing.T, cfg Config, wl workload.Sysbench) (*sim.Env, *Engine, *disk.Volume, Sources) {
+	t.Helper()
 	env := sim.New(1)
 	vol, err := disk.New(env, disk.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
-	wl := workload.DefaultSysbench()
-	wl.TableSize = 10_000
 	src := Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
 		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
 	e, err := New(env, cfg, wl, vol, src, cfg.Redo.FileBuffering != "on")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return env, e, vol
+	return env, e, vol, src
 }
 
 // One flush round serves every waiter that queued while the previous one
@@ -272,6 +280,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"},
 		{func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"},
 		{func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"},
+		{func(c *Config) { c.Flushing.FlushNeighbors = 3 }, "flushing.flush_neighbors"},
+		{func(c *Config) { c.Flushing.LRUScanDepth = 50 }, "flushing.lru_scan_depth"},
+		{func(c *Config) { c.Flushing.MaxDirtyPagesPctLWM = 95 }, "flushing.max_dirty_pages_pct_lwm"},
 		{func(c *Config) { c.Layout.RowsPerPage = 0 }, "layout.rows_per_page"},
 	}
 	for _, tc := range cases {

@@ -56,7 +56,11 @@ func NewForTablespace(env *sim.Env, cfg Config, pages int, vol *disk.Volume, src
 	cfg.Layout.SecondaryPerPage = 8192
 	wl := workload.DefaultSysbench()
 	wl.Tables, wl.TableSize = 1, int64(pages)
-	return New(env, cfg, wl, vol, src, syncAtCommit)
+	e, err := New(env, cfg, wl, vol, src, syncAtCommit)
+	if e != nil {
+		e.loader = true // the loader's FlushLRU/MakeRoom replace the cleaner's LRU batch
+	}
+	return e, err
 }
 
 // Tablespace allocates pages of the data file in order and grows the file

@@ -252,6 +252,7 @@ type Metrics struct {
 	DirtyPages    DirtyPages         `json:"dirty_pages"`
 	FlushedPerS   float64            `json:"pages_flushed_per_s"`
 	FlushedPerTx  float64            `json:"pages_flushed_per_tx"`
+	PagesWritten  PagesWrittenPerTx  `json:"pages_written_per_tx"`
 	TxPerGroup    TxPerGroup         `json:"tx_per_group"`
 	BufferPool    BufferPool         `json:"buffer_pool"`
 	Series        TPSSeries          `json:"series"`
@@ -298,6 +299,17 @@ type CheckpointAge struct {
 	FuriousIt    int64   `json:"furious_it"`
 }
 
+// PagesWrittenPerTx is the data pages written per committed transaction
+// by who wrote them; the four sources are disjoint and add up to Total
+// (InnoDB's buffer_flush_* / buffer_LRU_* counters of INNODB_METRICS).
+type PagesWrittenPerTx struct {
+	FlushList  float64 `json:"flush_list"`  // the page cleaner's flush-list batches, neighbours aside
+	Neighbours float64 `json:"neighbours"`  // dirty neighbours written with a page (innodb_flush_neighbors), either batch
+	LRU        float64 `json:"lru"`         // the LRU batch's dirty pages from the LRU tail, neighbours aside
+	SinglePage float64 `json:"single_page"` // written by a user thread to free a frame
+	Total      float64 `json:"total"`
+}
+
 // DirtyPages samples the buffer pool's dirty pages.
 type DirtyPages struct {
 	Avg float64 `json:"avg"`
@@ -319,6 +331,9 @@ type BufferPool struct {
 	DataPages int64   `json:"data_pages"`
 	Reads     int64   `json:"reads"`
 	LRUWrites int64   `json:"lru_writes"`
+	FreeAvg   float64 `json:"free_pages_avg"`   // mean free-list length, pages
+	WaitFree  float64 `json:"wait_free_per_tx"` // a user thread found no free page and waited (Innodb_buffer_pool_wait_free)
+	LRUFreed  float64 `json:"lru_freed_per_tx"` // clean pages the page cleaner's LRU batch freed (buffer_LRU_batch_evict_total_pages)
 }
 
 // TPSSeries is the TPS per interval, like sysbench --report-interval, and
@@ -425,6 +440,13 @@ func (s *Sysbench) Report() Metrics {
 		DirtyPages:   DirtyPages{Avg: es.DirtyPages.Mean, Max: es.DirtyPages.Max},
 		FlushedPerS:  float64(es.PagesFlushed) / secs,
 		FlushedPerTx: perTx(es.PagesFlushed),
+		PagesWritten: PagesWrittenPerTx{
+			FlushList:  perTx(es.FlushListPages - (es.NeighborPages - es.NeighborLRU)),
+			Neighbours: perTx(es.NeighborPages),
+			LRU:        perTx(es.LRUBatchPages - es.NeighborLRU),
+			SinglePage: perTx(es.LRUWrites),
+			Total:      perTx(es.PagesFlushed + es.LRUWrites),
+		},
 		TxPerGroup: TxPerGroup{
 			RedoSync:   es.RedoGroup.Mean,
 			Binlog:     ps.BinlogGroup.Mean,
@@ -437,6 +459,9 @@ func (s *Sysbench) Report() Metrics {
 			DataPages: int64(es.DataPages),
 			Reads:     es.PageReads,
 			LRUWrites: es.LRUWrites,
+			FreeAvg:   es.FreePages.Mean,
+			WaitFree:  perTx(es.WaitFree),
+			LRUFreed:  perTx(es.LRUEvicted),
 		},
 		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series, CheckpointAgeMB: ageMB(es.CheckpointAgeSeries)},
 		Disk:   dm,

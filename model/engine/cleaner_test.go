@@ -1,0 +1,237 @@
+package engine
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"simrun/model/disk"
+	"simrun/model/workload"
+	"simrun/sim"
+)
+
+// loadDriver runs a closed loop of sysbench write transactions against an
+// engine: log_free_check, page reads, the body, the commit mini-transaction
+// and a durable log write, with no CPU.
+type loadDriver struct {
+	t     *testing.T
+	env   *sim.Env
+	e     *Engine
+	vol   *disk.Volume
+	src   Sources
+	gen   *workload.Generator
+	stop  sim.Time
+	txs   int64
+	check func()
+}
+
+type driverThread struct {
+	d     *loadDriver
+	tx    workload.Tx
+	pages []int32
+}
+
+func newLoadDriver(t *testing.T, cfg Config, tables int, rows int64) *loadDriver {
+	t.Helper()
+	wl := workload.DefaultSysbench()
+	wl.Tables, wl.TableSize = tables, rows
+	env, e, vol, src := newTestEngineWL(t, cfg, wl)
+	return &loadDriver{t: t, env: env, e: e, vol: vol, src: src, gen: workload.NewGenerator(wl, env.Stream("w"))}
+}
+
+func (d *loadDriver) run(threads int, dur time.Duration) {
+	d.e.Start()
+	d.stop = d.env.Now().Add(dur)
+	for i := 0; i < threads; i++ {
+		th := &driverThread{d: d}
+		d.env.AfterArg(0, th.begin, nil)
+	}
+	d.env.RunUntil(d.stop.Add(30 * time.Second)) // let the writes in flight finish
+}
+
+func (th *driverThread) begin(any) {
+	d := th.d
+	if d.check != nil {
+		d.check()
+	}
+	if d.env.Now() >= d.stop {
+		return
+	}
+	if !d.e.FreeCheck(nil, th.begin, nil) {
+		return
+	}
+	d.gen.Next(&th.tx)
+	th.pages = d.e.PlanPages(th.tx.Stmts, th.pages[:0])
+	if d.e.Resident(th.pages, nil, th.body, nil) {
+		th.body(nil)
+	}
+}
+
+func (th *driverThread) body(any) {
+	d := th.d
+	d.e.ApplyBody(th.tx.Stmts, th.pages)
+	lsn := d.e.CommitMTR(0)
+	d.txs++
+	if d.e.LogUpTo(lsn, true, nil, th.begin, nil) {
+		d.env.AfterArg(0, th.begin, nil)
+	}
+}
+
+// poolProperties checks, page by page, what the buffer pool must never
+// show: a free list shorter than zero, a page that is dirty or being
+// written without a frame (its frame was reused before the write), and
+// counts that disagree with the pages.
+func poolProperties(e *Engine) string {
+	b := e.BP
+	if b.Free() < 0 {
+		return fmt.Sprintf("free list %d < 0", b.Free())
+	}
+	dirty, resident := 0, 0
+	for p := range b.word {
+		w := b.word[p]
+		if w&pgResident == 0 {
+			if w&(lsnMask|pgIOFix) != 0 {
+				return fmt.Sprintf("page %d has no frame but is dirty or being written (word %#x)", p, w)
+			}
+			continue
+		}
+		resident++
+		if w&lsnMask != 0 {
+			dirty++
+		}
+	}
+	if dirty != b.dirty || resident != b.resident {
+		return fmt.Sprintf("counted %d dirty %d resident, pool says %d %d", dirty, resident, b.dirty, b.resident)
+	}
+	return e.Invariants()
+}
+
+// TestCleanerProperties drives a pool smaller than the data with a small
+// redo log, so that the flush list, the LRU batch, neighbours and
+// free-page waits all run, and checks the invariants at every transaction.
+func TestCleanerProperties(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		pool, redo sim.Bytes
+		neighbours int
+		rotational bool
+		wantLRU    bool
+	}{
+		{"small pool, neighbours 1", 64 * sim.MiB, 8 * sim.MiB, 1, true, true},
+		{"small pool, neighbours 2", 64 * sim.MiB, 8 * sim.MiB, 2, true, true},
+		{"small pool, not rotational", 64 * sim.MiB, 8 * sim.MiB, 1, false, true},
+		{"pool holds the data", 512 * sim.MiB, 8 * sim.MiB, 1, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.BufferPool.Size = tc.pool
+			cfg.Redo.LogFileSize = tc.redo
+			cfg.Redo.LogBufferSize = 2 * sim.MiB
+			cfg.Flushing.FlushNeighbors = tc.neighbours
+			cfg.Flushing.Rotational = tc.rotational
+			d := newLoadDriver(t, cfg, 10, 100_000) // 14,890 data pages
+			e := d.e
+			var failed string
+			d.check = func() {
+				if failed == "" {
+					failed = poolProperties(e)
+				}
+			}
+			d.run(8, 4*time.Second)
+			if failed != "" {
+				t.Fatal(failed)
+			}
+			if msg := poolProperties(e); msg != "" {
+				t.Fatal(msg)
+			}
+			if d.txs < 1000 {
+				t.Fatalf("only %d transactions", d.txs)
+			}
+			// Every page the engine wrote reached the volume once, by its source.
+			_, w := d.vol.SourceBytes(d.src.PageFlush)
+			if got, want := w/PageSize, e.PagesFlushed+e.LRUWrites; got != want {
+				t.Errorf("page_flush writes %d pages, sources say %d (flush list %d + LRU batch %d + single %d)",
+					got, want, e.FlushListPages, e.LRUBatchPages, e.LRUWrites)
+			}
+			if e.FlushListPages == 0 {
+				t.Error("no flush-list batch ran")
+			}
+			if got := e.LRUBatchPages+e.LRUEvicted > 0; got != tc.wantLRU {
+				t.Errorf("LRU batch active = %v (written %d, freed %d, waits %d), want %v",
+					got, e.LRUBatchPages, e.LRUEvicted, e.WaitFree, tc.wantLRU)
+			}
+			if got := e.NeighborPages > 0; got != tc.rotational {
+				t.Errorf("neighbour pages %d on rotational=%v", e.NeighborPages, tc.rotational)
+			}
+			if e.NeighborPages > e.PagesFlushed {
+				t.Errorf("neighbours %d exceed the pages written %d", e.NeighborPages, e.PagesFlushed)
+			}
+		})
+	}
+}
+
+// The recommendation is MariaDB's: with innodb_max_dirty_pages_pct_lwm = 0
+// total_ratio is 1, so io_capacity enters once, whatever pct_for_lsn.
+func TestRecommendationTotalRatio(t *testing.T) {
+	for _, tc := range []struct {
+		lwm      float64
+		ageFrac  float64 // of the async point
+		avg, pfl int     // avg_page_rate; dirty pages in 3 s of the oldest (x3)
+		want     int
+	}{
+		{0, 0.5, 300, 600, (200 + 300 + 200) / 3},
+		{0, 0.9, 300, 600, (200 + 300 + 200) / 3},
+		// lwm 10 %: total_ratio = max(pct_for_lsn/100, dirty/max):
+		// pct_for_lsn(0.5 async) = 471 -> 4.71 x 200 = 942.
+		{10, 0.5, 300, 600, (942 + 300 + 200) / 3},
+	} {
+		cfg := DefaultConfig()
+		cfg.Flushing.MaxDirtyPagesPctLWM = tc.lwm
+		env, e, _ := newTestEngine(t, cfg)
+		_ = env
+		c := e.cl
+		_, _, async := e.Redo.Points()
+		// pages dirtied at LSN 1..pfl, then the LSN moved to the age asked for
+		for p := 0; p < tc.pfl; p++ {
+			e.BP.Touch(int32(p), uint64(1+p))
+		}
+		e.Redo.lsn = 1 + uint64(tc.ageFrac*float64(async))
+		c.prevLSN, c.avgPageRate, c.lsnAvgRate = 1, tc.avg, uint64(tc.pfl) // 3 s of the LSN rate cover every dirty page
+		got := c.recommendation(1, 1)
+		if got != tc.want {
+			t.Errorf("lwm %v age %.1f async: n = %d, want %d", tc.lwm, tc.ageFrac, got, tc.want)
+		}
+	}
+}
+
+// buf_flush_try_neighbors with innodb_flush_neighbors = 1 takes the
+// contiguous dirty run around the page inside its 64-page area; with 2
+// every dirty page of the area.
+func TestNeighbours(t *testing.T) {
+	for _, tc := range []struct {
+		mode  int
+		dirty []int32
+		page  int32
+		want  []int32
+	}{
+		{1, []int32{60, 61, 62, 64, 65, 66, 68}, 65, []int32{64, 66}},
+		{1, []int32{63, 64, 65}, 64, []int32{65}}, // 63 is in the previous area
+		{2, []int32{64, 70, 100, 127, 128}, 100, []int32{64, 70, 127}},
+		{1, []int32{10}, 10, nil},
+	} {
+		_, e, _ := newTestEngine(t, DefaultConfig())
+		for _, p := range tc.dirty {
+			e.BP.Touch(p, 100)
+		}
+		e.BP.Clean(tc.page)
+		got := e.takeNeighbours(nil, tc.page, tc.mode, false, 0)
+		if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("mode %d page %d dirty %v: neighbours %v, want %v", tc.mode, tc.page, tc.dirty, got, tc.want)
+		}
+		for _, p := range got {
+			if e.BP.IsDirty(p) {
+				t.Errorf("neighbour %d still dirty", p)
+			}
+		}
+	}
+}
