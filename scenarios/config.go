@@ -48,19 +48,61 @@ func (s Settings) Validate() error {
 
 // Machine is the [machine] section: the server the database runs on.
 type Machine struct {
-	Name  string `toml:"name" doc:"label for reports"`
-	Cores int    `toml:"cores" unit:"cores" doc:"CPU cores (vCPUs) the server has; assumption: a 4-vCPU cloud VM"`
+	Name         string       `toml:"name" doc:"label for reports"`
+	Cores        int          `toml:"cores" unit:"cores" doc:"CPU cores (vCPUs) the server has; assumption: a 4-vCPU cloud VM"`
+	Scheduler    string       `toml:"scheduler" enum:"eevdf|wake_first" doc:"how the OS gives the vCPUs to the server's threads (sysbench runs only; docs/kernel.md): eevdf (default) is Linux's fair class since 6.6 (kernel/sched/fair.c): a woken thread is placed by its lag and preempts only a thread past its share or slice; wake_first is a what-if: a woken thread takes the next query boundary of a running thread"`
+	BaseSlice    sim.Duration `toml:"base_slice" unit:"duration" doc:"eevdf: normalized_sysctl_sched_base_slice, the CPU a thread may run before its virtual deadline, before scaling by the CPU count; 0.75ms (kernel/sched/fair.c since 6.6)"`
+	SliceScaling string       `toml:"slice_scaling" enum:"log|none|linear" doc:"eevdf: sysctl_sched_tunable_scaling: the slice is base_slice x (1 + ilog2(min(cores, 8))) with log (the kernel's default, SCHED_TUNABLESCALING_LOG), x 1 with none, x min(cores, 8) with linear"`
+	Tick         sim.Duration `toml:"tick" unit:"duration" doc:"eevdf: TICK_NSEC = 1s / CONFIG_HZ, the floor of the lag a thread keeps while it sleeps; 4ms (Debian's kernels: CONFIG_HZ=250)"`
+	DelayDequeue bool         `toml:"delay_dequeue" doc:"eevdf: the DELAY_DEQUEUE and DELAY_ZERO features (on by default since Linux 6.12): a thread that sleeps owing CPU wakes with lag 0 instead of its negative lag; false is the 6.6-6.11 rule"`
 }
 
-// DefaultMachine is a 4-vCPU machine.
-func DefaultMachine() Machine { return Machine{Name: "generic-4vcpu", Cores: 4} }
+// DefaultMachine is a 4-vCPU machine under Linux's EEVDF scheduler.
+func DefaultMachine() Machine {
+	f := sim.DefaultFairConfig()
+	return Machine{Name: "generic-4vcpu", Cores: 4, Scheduler: "eevdf", BaseSlice: sim.Duration(f.BaseSlice),
+		SliceScaling: f.Scaling.String(), Tick: sim.Duration(f.Tick), DelayDequeue: f.DelayZero}
+}
+
+// CPU returns the scheduler as sim.CPU's configuration.
+func (m Machine) CPU() (sim.CPUConfig, error) {
+	var c sim.CPUConfig
+	switch m.Scheduler {
+	case "eevdf":
+		c.Policy = sim.Fair
+	case "wake_first":
+		c.Policy = sim.WakeFirst
+	default:
+		return c, fmt.Errorf("scheduler: must be eevdf or wake_first, got %q", m.Scheduler)
+	}
+	c.Fair = sim.FairConfig{BaseSlice: m.BaseSlice.D(), Tick: m.Tick.D(), DelayZero: m.DelayDequeue}
+	switch m.SliceScaling {
+	case "log":
+		c.Fair.Scaling = sim.ScaleLog
+	case "none":
+		c.Fair.Scaling = sim.ScaleNone
+	case "linear":
+		c.Fair.Scaling = sim.ScaleLinear
+	default:
+		return c, fmt.Errorf("slice_scaling: must be log, none or linear, got %q", m.SliceScaling)
+	}
+	return c, nil
+}
 
 // Validate checks the machine.
 func (m Machine) Validate() error {
+	var errs []error
 	if m.Cores < 1 || m.Cores > 4096 {
-		return fmt.Errorf("cores: must be between 1 and 4096, got %d", m.Cores)
+		errs = append(errs, fmt.Errorf("cores: must be between 1 and 4096, got %d", m.Cores))
 	}
-	return nil
+	c, err := m.CPU()
+	if err == nil && c.Policy == sim.Fair {
+		err = c.Fair.Validate()
+	}
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
 }
 
 // Workload is the [workload] section: which generator drives the model, and

@@ -131,6 +131,11 @@ cores = 8
 		"machine.preset":             "file " + child + ":6",
 		"machine.name":               "file " + child + ":7",
 		"machine.cores":              "case dotted",
+		"machine.scheduler":          "default",
+		"machine.base_slice":         "default",
+		"machine.slice_scaling":      "default",
+		"machine.tick":               "default",
+		"machine.delay_dequeue":      "default",
 		"workload.kind":              "file " + base2 + ":7",
 		"workload.demo.servers":      "case dotted",
 		"workload.demo.arrival_rate": "file " + base2 + ":10",
@@ -337,7 +342,7 @@ func TestExplain(t *testing.T) {
 			}
 		}
 	}
-	want := "seed duration warmup machine.preset machine.name machine.cores workload.kind workload.demo.arrival_rate workload.demo.service workload.demo.servers"
+	want := "seed duration warmup machine.preset machine.name machine.cores machine.scheduler machine.base_slice machine.slice_scaling machine.tick machine.delay_dequeue workload.kind workload.demo.arrival_rate workload.demo.service workload.demo.servers"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("params\n got %s\nwant %s", got, want)
 	}

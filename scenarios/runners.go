@@ -235,7 +235,11 @@ func runSysbench(rc RunContext) (result.Metrics, error) {
 		return nil, err
 	}
 	wl := workload.Config{Kind: "sysbench", Sysbench: rc.Config.Workload.Sysbench}
-	s, err := server.NewSysbench(env, rc.Config.Machine.Cores, vol, rc.Config.Engine, rc.Config.Commit, wl)
+	cpu, err := rc.Config.Machine.CPU()
+	if err != nil {
+		return nil, err
+	}
+	s, err := server.NewSysbenchOn(env, server.Machine{Cores: rc.Config.Machine.Cores, CPU: cpu}, vol, rc.Config.Engine, rc.Config.Commit, wl)
 	if err != nil {
 		return nil, err
 	}

@@ -63,11 +63,17 @@ type FairConfig struct {
 	// Tick is TICK_NSEC = 1 s / CONFIG_HZ; it floors the lag limit
 	// (Debian's kernels: HZ = 250, 4 ms).
 	Tick time.Duration
+	// DelayZero is the DELAY_DEQUEUE + DELAY_ZERO features (on since
+	// 6.12): a thread that sleeps owing CPU (negative lag) stays queued
+	// until it is eligible and then leaves with lag 0. Taken as exact for
+	// a sleep long enough to reach eligibility: the thread keeps
+	// max(lag, 0).
+	DelayZero bool
 }
 
 // DefaultFairConfig returns the kernel's defaults.
 func DefaultFairConfig() FairConfig {
-	return FairConfig{BaseSlice: 750 * time.Microsecond, Scaling: ScaleLog, Tick: 4 * time.Millisecond}
+	return FairConfig{BaseSlice: 750 * time.Microsecond, Scaling: ScaleLog, Tick: 4 * time.Millisecond, DelayZero: true}
 }
 
 // Validate reports every parameter out of range.
@@ -139,6 +145,7 @@ func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
 		c.fair.slice = int64(cfg.Fair.Slice(n))
 		c.fair.limit = int64(cfg.Fair.LagLimit(n))
 		c.fair.rqs = make([]cpuRQ, n)
+		c.fair.delayZero = cfg.Fair.DelayZero
 	}
 	return c, nil
 }
@@ -161,6 +168,7 @@ type cpuFair struct {
 	seq          uint64
 	preempts     int64
 	waiting      int // threads waiting on all runqueues
+	delayZero    bool
 }
 
 // cpuRQ is one processor's runqueue (struct cfs_rq): its waiting threads
@@ -465,6 +473,9 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	}
 	// The job is done: the thread leaves with its lag.
 	lag := c.dequeue(r, &cur)
+	if f.delayZero && lag < 0 {
+		lag = 0
+	}
 	if cur.th != nil {
 		cur.th.vlag = lag
 	}

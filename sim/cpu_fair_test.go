@@ -396,3 +396,39 @@ func TestFairDeterministic(t *testing.T) {
 		t.Errorf("the run exercised no preemption (%d) or yield (%d)", s1.Preemptions, s1.Yields)
 	}
 }
+
+// TestFairDelayZero: with DELAY_DEQUEUE/DELAY_ZERO a thread that ran past
+// its share leaves with lag 0, without it with its negative lag; a
+// positive lag is kept either way.
+func TestFairDelayZero(t *testing.T) {
+	tests := []struct {
+		name      string
+		delayZero bool
+		wantNeg   bool // the thread that overran leaves with lag < 0
+	}{
+		{"6.6-6.11 rule", false, true},
+		{"6.12+ rule", true, false},
+	}
+	for _, tc := range tests {
+		cfg := DefaultFairConfig()
+		cfg.DelayZero = tc.delayZero
+		env := New(1)
+		cpu, err := NewCPUWithPolicy(env, 1, CPUConfig{Policy: Fair, Fair: cfg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One processor, 0.75 ms slices: a (1 ms) runs 0-0.75 ms, b
+		// (10 ms) 0.75-1.5 ms, a again to 1.75 ms; a leaves with v = 1 ms
+		// against b's 0.75 ms, 0.125 ms past its share.
+		var a, b CPUThread
+		cpu.RunAs(&a, []time.Duration{1 * ms}, nil, nil)
+		cpu.RunAs(&b, []time.Duration{10 * ms}, nil, nil)
+		env.Run()
+		if neg := a.Lag() < 0; neg != tc.wantNeg {
+			t.Errorf("%s: the overrunning thread left with lag %v", tc.name, a.Lag())
+		}
+		if b.Lag() < 0 {
+			t.Errorf("%s: the waiting thread left with lag %v, want >= 0", tc.name, b.Lag())
+		}
+	}
+}

@@ -54,7 +54,8 @@ func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string
 	return newRigCPU(t, mode, syncBinlog, trx, initialLog, DefaultConfig().CPU.Sync)
 }
 
-// newRigCPU is newRigLog with commit.cpu.sync = syncCPU.
+// newRigCPU is newRigLog with commit.cpu.sync = syncCPU and
+// commit.cpu.binlog_sync = 2 x syncCPU, so that a test tells them apart.
 func newRigCPU(t *testing.T, mode string, syncBinlog, trx int, initialLog string, syncCPU sim.Duration) *rig {
 	t.Helper()
 	env := sim.New(1)
@@ -67,6 +68,7 @@ func newRigCPU(t *testing.T, mode string, syncBinlog, trx int, initialLog string
 	cc := DefaultConfig()
 	cc.BinlogStorageEngine, cc.SyncBinlog, cc.FlushLogAtTrxCommit = BinlogMode(mode), syncBinlog, FlushPolicy(trx)
 	cc.CPU.Sync = syncCPU
+	cc.CPU.BinlogSync = 2 * syncCPU
 	if err := cc.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -228,9 +230,10 @@ func TestCommitModes(t *testing.T) {
 	}
 }
 
-// Every sync of the commit path (the redo leader's, the binlog leader's)
-// costs its thread cpu.sync on the server's CPUs: in the rig the CPUs run
-// only wake-ups, so their busy time is wakes x wakeup + syncs x cpu.sync.
+// Every sync of the commit path costs its thread CPU on the server's CPUs,
+// the redo leader's cpu.sync, the binlog leader's cpu.binlog_sync: in the
+// rig the CPUs run only wake-ups, so their busy time is wakes x wakeup +
+// redo syncs x cpu.sync + binlog syncs x cpu.binlog_sync.
 func TestSyncCPU(t *testing.T) {
 	wakeup := engine.DefaultConfig().CPU.Wakeup.D()
 	for _, tc := range []struct {
@@ -250,11 +253,12 @@ func TestSyncCPU(t *testing.T) {
 		r.commitBurst(t, 12)
 		st := r.cpu.Stats()
 		busy := st.MeanBusy * float64(st.Elapsed)
-		syncs := r.eng.Redo.Syncs + r.pipe.Stats().BinlogSyncs
-		want := float64(st.Wakes)*float64(wakeup) + float64(syncs)*float64(tc.sync)
+		rs, bs := r.eng.Redo.Syncs, r.pipe.Stats().BinlogSyncs
+		syncs := rs + bs
+		want := float64(st.Wakes)*float64(wakeup) + float64(rs)*float64(tc.sync) + float64(bs)*float64(2*tc.sync)
 		if math.Abs(busy-want) > 1e3 {
-			t.Errorf("%s sb=%d trx=%d sync=%v: CPU busy %.0fns, want %d wakes x %v + %d syncs x %v = %.0fns",
-				tc.mode, tc.sb, tc.trx, tc.sync, busy, st.Wakes, wakeup, syncs, tc.sync, want)
+			t.Errorf("%s sb=%d trx=%d sync=%v: CPU busy %.0fns, want %d wakes x %v + %d redo syncs x %v + %d binlog syncs x %v = %.0fns",
+				tc.mode, tc.sb, tc.trx, tc.sync, busy, st.Wakes, wakeup, rs, tc.sync, bs, 2*tc.sync, want)
 		}
 		if tc.trx != 0 && syncs == 0 {
 			t.Errorf("%s trx=%d: no syncs", tc.mode, tc.trx)

@@ -18,9 +18,12 @@ type Tx struct {
 	BinlogBytes int64
 	Done        func(any)
 	Arg         any
-	lsn         uint64
-	prepLSN     uint64
-	queuedAt    sim.Time // joined the binlog group commit queue (trace arrows)
+	// Thread is the client connection's thread, whose lag the scheduler
+	// keeps across its sleeps (nil: an anonymous thread).
+	Thread   *sim.CPUThread
+	lsn      uint64
+	prepLSN  uint64
+	queuedAt sim.Time // joined the binlog group commit queue (trace arrows)
 }
 
 // Engine is what the commit path needs of the storage engine: the
@@ -89,7 +92,6 @@ type Pipeline struct {
 	trGroup trace.TrackID   // commit/binlog group
 	trFsync trace.TrackID   // fsync/binlog
 
-	woke       sim.FIFO[*Tx] // members woken by the leader, in processor order
 	wokeCB     func(any)
 	rotatedCB  func(any)
 	syncWokeCB func(any)
@@ -327,11 +329,11 @@ func (p *Pipeline) onBinlogSynced(any) {
 	// their queueing in the volume is device queue, the rest binlog fsync.
 	p.phases.Add(p.tWrite.Add(p.dqWrite+p.vol.QueueTime()), engine.CatDeviceQueue)
 	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
-	p.cpu.Wake(p.wakeup+p.cfg.CPU.Sync.D(), p.syncWokeCB, nil)
+	p.cpu.WakeAs(p.group[0].Thread, p.wakeup+p.cfg.CPU.BinlogSync.D(), p.syncWokeCB, nil)
 }
 
 // onSyncWoke: the leader, back from fdatasync, has a processor again and
-// has run the kernel's part of the sync (cpu.sync).
+// has run the kernel's part of the sync (cpu.binlog_sync).
 func (p *Pipeline) onSyncWoke(any) {
 	p.phases.Add(p.env.Now(), engine.CatCPUWait)
 	p.commitOrdered()
@@ -350,7 +352,7 @@ func (p *Pipeline) commitOrdered() {
 // onRotated: the closed file is durable; the leader wakes from its sync.
 func (p *Pipeline) onRotated(any) {
 	p.phases.Add(p.env.Now(), engine.CatBinlogFsync)
-	p.cpu.Wake(p.wakeup, p.orderedCB, nil)
+	p.cpu.WakeAs(p.group[0].Thread, p.wakeup, p.orderedCB, nil)
 }
 
 func (p *Pipeline) runCommitOrdered(any) {
@@ -375,8 +377,7 @@ func (p *Pipeline) release() {
 		tx.TL.Charge(&ph)
 		if i > 0 {
 			// A member slept until the leader woke it.
-			p.woke.Push(tx)
-			p.cpu.Wake(p.wakeup, p.wokeCB, nil)
+			p.cpu.WakeAs(tx.Thread, p.wakeup, p.wokeCB, tx)
 			continue
 		}
 		p.afterGroup(tx)
@@ -386,13 +387,13 @@ func (p *Pipeline) release() {
 	if len(p.queue) > 0 {
 		// The next leader slept on LOCK_log.
 		p.locked = true
-		p.cpu.Wake(p.wakeup, p.leadCB, nil)
+		p.cpu.WakeAs(p.queue[0].Thread, p.wakeup, p.leadCB, nil)
 	}
 }
 
 // onWoke: a member the leader woke has a processor again.
-func (p *Pipeline) onWoke(any) {
-	tx := p.woke.Pop()
+func (p *Pipeline) onWoke(a any) {
+	tx := a.(*Tx)
 	tx.TL.MarkCPU(p.env.Now(), int64(p.wakeup))
 	p.afterGroup(tx)
 }

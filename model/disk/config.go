@@ -32,9 +32,10 @@ type Config struct {
 	WriteCacheSize sim.Bytes `toml:"write_cache_size" unit:"bytes" doc:"dirty bytes the cache holds; a write that does not fit waits for destaging (write_cache only)"`
 	DestageRate    sim.Rate  `toml:"destage_rate" unit:"bytes/s" doc:"rate the cache drains to media (write_cache on kinds other than hdd; hdd destages through its actuator)"`
 
-	Merge            bool      `toml:"merge" doc:"merge a queued I/O with the next one on the same file that starts where it ends (block-layer back merge), up to max_io_size"`
-	Journal          string    `toml:"journal" enum:"ordered|none" doc:"the filesystem's metadata journal: ordered (empty; ext4's default data=ordered with jbd2) commits the journal on every fsync/fdatasync that changed the file's size or extents; none (ext4 without a journal, mkfs -O ^has_journal) instead writes the inode's table block on every sync that follows a write, then flushes"`
-	JournalWriteSize sim.Bytes `toml:"journal_write_size" unit:"bytes" doc:"size of the filesystem's metadata journal commit that fsync of a grown file adds (ext4/xfs ordered mode); assumption: 3 x 4KiB blocks (descriptor, inode block, commit)"`
+	Merge            bool         `toml:"merge" doc:"merge a queued I/O with the next one on the same file that starts where it ends (block-layer back merge), up to max_io_size"`
+	Journal          string       `toml:"journal" enum:"ordered|none" doc:"the filesystem's metadata journal: ordered (empty; ext4's default data=ordered with jbd2) commits the journal on every fsync/fdatasync that changed the file's size or extents; none (ext4 without a journal, mkfs -O ^has_journal) instead writes the inode's table block on every sync that follows a write that changed the mtime (timestamp_tick) or the size, then flushes"`
+	JournalWriteSize sim.Bytes    `toml:"journal_write_size" unit:"bytes" doc:"size of the filesystem's metadata journal commit that fsync of a grown file adds (ext4/xfs ordered mode); assumption: 3 x 4KiB blocks (descriptor, inode block, commit)"`
+	TimestampTick    sim.Duration `toml:"timestamp_tick" unit:"duration" doc:"granularity of the file timestamps a write updates: the kernel's coarse clock, one tick = 1s / CONFIG_HZ (4ms: Debian's kernels, HZ=250). A write dirties the inode only when the tick changed since the file's last mtime, so with journal = none a sync writes the inode block only then; 0: every write changes the mtime"`
 
 	// HDD geometry, used only when kind = "hdd".
 	RPM      int          `toml:"rpm" unit:"rev/min" doc:"spindle speed; mean rotational latency is half a revolution (hdd only)"`
@@ -90,6 +91,7 @@ func DefaultConfig() Config {
 		TransferRate:     250 * sim.Rate(sim.MB),
 		Merge:            true,
 		JournalWriteSize: 12 * sim.KiB,
+		TimestampTick:    sim.Duration(4 * time.Millisecond),
 	}
 }
 
@@ -153,6 +155,9 @@ func (c Config) Validate() error {
 	case "", JournalOrdered, JournalNone:
 	default:
 		bad("journal: must be ordered or none, got %q", c.Journal)
+	}
+	if c.TimestampTick < 0 || c.TimestampTick.D() > time.Second {
+		bad("timestamp_tick: must be in [0, 1s], got %v", c.TimestampTick)
 	}
 	if c.JournalWriteSize <= 0 || c.JournalWriteSize > c.MaxIOSize && c.MaxIOSize >= 512 {
 		bad("journal_write_size: must be in (0, max_io_size], got %v", c.JournalWriteSize)

@@ -306,21 +306,28 @@ func TestSyncMetadata(t *testing.T) {
 		commits  int64 // journal commits
 		writes   int64 // device writes (data + journal/inode)
 		flushes  int64
+		fineTime bool // timestamp_tick 0: every write changes the mtime
 	}{
 		// The preset has no volatile cache: a commit is write, flush, write.
-		{"ordered, appends in one page", "", false, page, 3, 3 + 3*2, 3},
-		{"ordered, growing appends", "ordered", false, grow, 3, 3 + 3*2, 3},
-		{"ordered, preallocated", "ordered", true, grow, 0, 3, 3},
-		{"ordered, nothing appended", "", false, idle, 1, 1 + 2, 3},
-		{"none, appends in one page", "none", false, page, 0, 3 + 3, 3},
-		{"none, preallocated", "none", true, grow, 0, 3 + 3, 3},
-		{"none, nothing written", "none", true, idle, 0, 1 + 1, 3},
+		{"ordered, appends in one page", "", false, page, 3, 3 + 3*2, 3, false},
+		{"ordered, growing appends", "ordered", false, grow, 3, 3 + 3*2, 3, false},
+		{"ordered, preallocated", "ordered", true, grow, 0, 3, 3, false},
+		{"ordered, nothing appended", "", false, idle, 1, 1 + 2, 3, false},
+		{"none, appends in one page", "none", false, page, 0, 3 + 3, 3, false},
+		{"none, preallocated, fine-grained mtime", "none", true, grow, 0, 3 + 3, 3, true},
+		// The three writes and syncs take about 3 ms, inside one 4 ms
+		// tick: only the first write changes the mtime.
+		{"none, preallocated, 4 ms mtime", "none", true, grow, 0, 3 + 1, 3, false},
+		{"none, nothing written", "none", true, idle, 0, 1 + 1, 3, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			env := sim.New(1)
 			cfg := loadPreset(t, "network-15k-120MBps")
 			cfg.Journal = tc.journal
+			if tc.fineTime {
+				cfg.TimestampTick = 0
+			}
 			if err := cfg.Validate(); err != nil {
 				t.Fatal(err)
 			}

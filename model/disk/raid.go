@@ -76,7 +76,7 @@ func NewArray(env *sim.Env, member Config, n int, chunk int64) (*Array, error) {
 	for i, v := range a.vols {
 		a.pieceDone[i] = func(x any) { a.pieceFinished(x.(*stripeOp), v.QueueTime()) }
 	}
-	a.fs.init(a, &a.cfg, &a.doneQueued)
+	a.fs.init(env, a, &a.cfg, &a.doneQueued)
 	return a, nil
 }
 

@@ -195,7 +195,7 @@ func New(env *sim.Env, cfg Config) (*Volume, error) {
 	v.mediaDone = v.onMediaDone
 	v.ackCached = v.onAckCached
 	v.flushReady = v.onFlushReady
-	v.fs.init(v, &v.cfg, &v.doneQueued)
+	v.fs.init(env, v, &v.cfg, &v.doneQueued)
 	v.st.init(env.Now())
 	return v, nil
 }

@@ -18,11 +18,15 @@ import (
 // Calibration is what a harness run and fio give: the presets' values and
 // the measured figures they came from.
 type Calibration struct {
-	Cores  int
-	Volume disk.Config
-	Engine engine.Config
-	Commit commit.Config
-	Client workload.Sysbench
+	Cores int
+	// Scheduler and DelayDequeue are the host kernel's CPU scheduler
+	// (machine.scheduler, machine.delay_dequeue; KernelScheduler).
+	Scheduler    string
+	DelayDequeue bool
+	Volume       disk.Config
+	Engine       engine.Config
+	Commit       commit.Config
+	Client       workload.Sysbench
 
 	// Base is the 1-thread no-sync run the constants come from.
 	Base Figures
@@ -31,7 +35,8 @@ type Calibration struct {
 	CPUScale, RedoScale float64
 	// RedoSyncCPU and BinlogSyncCPU are the server CPU one redo / binlog
 	// sync adds at 1 thread (measured), 0 when the runs needed are not in
-	// the document. RedoSyncCPU becomes commit.cpu.sync.
+	// the document. RedoSyncCPU becomes commit.cpu.sync, BinlogSyncCPU
+	// commit.cpu.binlog_sync.
 	RedoSyncCPU, BinlogSyncCPU time.Duration
 
 	Notes []string // one line per choice made, written into the presets
@@ -81,6 +86,13 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: machine.nproc %d: want >= 1", c.Cores)
 	}
 	note("machine.cores = %d: nproc of the harness host (%s)", c.Cores, d.Machine.CPU)
+	if c.Scheduler, c.DelayDequeue, err = KernelScheduler(d.Machine.Kernel); err != nil {
+		return Calibration{}, err
+	}
+	note("machine.scheduler = %s, delay_dequeue = %v: the harness host's kernel %s (EEVDF since 6.6, DELAY_DEQUEUE since 6.12; wake_first stands in for CFS before)", c.Scheduler, c.DelayDequeue, d.Machine.Kernel)
+	var why string
+	c.Volume.TimestampTick, why = TimestampTick(d.Machine.HZ)
+	note("volume.timestamp_tick = %v: %s", c.Volume.TimestampTick, why)
 	c.Notes = append(c.Notes, fc.Notes...)
 	c.Volume.Name = "realdb-" + d.Device.Name
 	if !d.Device.FS.Journal {
@@ -160,7 +172,19 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	if b0, ok := Find(pts, true, 0, 0, 1); ok {
 		if b1, ok := Find(pts, true, 1, 0, 1); ok {
 			c.BinlogSyncCPU = syncCPU(b0, b1)
-			note("measured, not a key: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds %v of mariadbd CPU; the model charges commit.cpu.sync for it", sim.Duration(c.BinlogSyncCPU))
+			if c.BinlogSyncCPU > 0 {
+				c.Commit.CPU.BinlogSync = sim.Duration(c.BinlogSyncCPU)
+				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush", c.Commit.CPU.BinlogSync)
+			}
+		} else if b11, ok := Find(pts, true, 1, 1, 1); ok && c.RedoSyncCPU > 0 {
+			// No sync_binlog=1, flush=0 run (the CI matrix): 1/1 against
+			// 0/0 adds a redo sync and a binlog sync; the binlog's is what
+			// is left after the redo's.
+			if d := binlogSyncCPU(b0, b11, c.RedoSyncCPU); d > 0 {
+				c.BinlogSyncCPU = d
+				c.Commit.CPU.BinlogSync = sim.Duration(d)
+				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's commit.cpu.sync", c.Commit.CPU.BinlogSync)
+			}
 		}
 	}
 	if err := c.Engine.Validate(); err != nil {
@@ -185,6 +209,19 @@ func syncCPU(without, with Point) time.Duration {
 		return 0
 	}
 	return time.Duration(math.Round((cpu(with) - cpu(without)) / n * 1e3))
+}
+
+// binlogSyncCPU is the CPU of the binlog syncs that with adds to
+// without beyond its redo syncs, each costing redo: the extra device
+// flushes per transaction but one are binlog syncs.
+func binlogSyncCPU(without, with Point, redo time.Duration) time.Duration {
+	cpu := func(p Point) float64 { return p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean }
+	n := with.Range(func(f Figures) float64 { return f.FlushesPerTx }).Mean - without.Range(func(f Figures) float64 { return f.FlushesPerTx }).Mean
+	if n <= 1.1 {
+		return 0
+	}
+	rest := cpu(with) - cpu(without) - float64(redo)/1e3
+	return time.Duration(math.Round(rest / (n - 1) * 1e3))
 }
 
 // applyVariables copies the server's own settings into the engine.
@@ -263,7 +300,7 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	out := map[string][]byte{}
 	var b strings.Builder
 	head(&b)
-	fmt.Fprintf(&b, "description = %q\n\n[machine]\nname = %q\ncores = %d\n", "the harness host", name, c.Cores)
+	fmt.Fprintf(&b, "description = %q\n\n[machine]\nname = %q\ncores = %d\nscheduler = %q\ndelay_dequeue = %v\n", "the harness host", name, c.Cores, c.Scheduler, c.DelayDequeue)
 	out["machine.toml"] = []byte(b.String())
 
 	b.Reset()
@@ -299,8 +336,8 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 
 	b.Reset()
 	head(&b)
-	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nsync = %s\n",
-		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Sync))
+	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nsync = %s\nbinlog_sync = %s\n",
+		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Sync), q(c.Commit.CPU.BinlogSync))
 	out["commit.toml"] = []byte(b.String())
 
 	b.Reset()
@@ -310,4 +347,31 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 		"sysbench as the harness ran it", w.Test, w.Tables, w.TableSize, w.RandType, q(w.ClientCPU), q(w.RoundTrip))
 	out["workload.toml"] = []byte(b.String())
 	return out, nil
+}
+
+// KernelScheduler returns the scheduler of a Linux kernel release (uname
+// -r, e.g. "6.18.44-fc-v669"): eevdf from 6.6 on, with DELAY_DEQUEUE from
+// 6.12; before 6.6 CFS, for which wake_first stands (docs/kernel.md).
+func KernelScheduler(release string) (sched string, delayDequeue bool, err error) {
+	var major, minor int
+	if _, err := fmt.Sscanf(release, "%d.%d", &major, &minor); err != nil {
+		return "", false, fmt.Errorf("realdb: machine.kernel %q: want a Linux release MAJOR.MINOR...", release)
+	}
+	switch {
+	case major > 6 || major == 6 && minor >= 12:
+		return "eevdf", true, nil
+	case major == 6 && minor >= 6:
+		return "eevdf", false, nil
+	}
+	return "wake_first", false, nil
+}
+
+// TimestampTick returns the granularity of file timestamps on a kernel
+// with CONFIG_HZ hz (one jiffy) and where it came from; 4 ms, Debian's
+// HZ = 250, when hz was not recorded or is not a kernel's (100..1000).
+func TimestampTick(hz int) (sim.Duration, string) {
+	if hz >= 100 && hz <= 1000 {
+		return sim.Duration(time.Second / time.Duration(hz)), fmt.Sprintf("1 s / CONFIG_HZ %d of the harness host", hz)
+	}
+	return sim.Duration(4 * time.Millisecond), "the harness did not record CONFIG_HZ; Debian's kernels have HZ = 250"
 }

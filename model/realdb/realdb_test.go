@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -35,13 +36,13 @@ func TestDerive(t *testing.T) {
 		"Innodb_buffer_pool_pages_flushed": 500, "Innodb_buffer_pool_pages_LRU_flushed": 100, "Innodb_buffer_pool_wait_free": 20,
 	}
 	r.Samples = []map[string]float64{{"innodb_checkpoint_age": 30e6}, {"innodb_checkpoint_age": 50e6}}
-	r.Disk = map[string]int64{"flushes": 4500, "writes": 9000, "sectors_written": 200000}
+	r.Disk = map[string]int64{"flushes": 4500, "writes": 9000, "sectors_written": 200000} // device writes: 9000 less the 4500 flushes
 	r.CPU.ServerUser, r.CPU.ServerSys, r.CPU.ClientUser, r.CPU.ClientSys = 3, 1, 0.5, 0.5
 	r.CPU.MachineTicks = map[string]int64{"user": 500, "system": 300, "idle": 100, "steal": 100}
 	r.Load = []float64{7.5, 3, 1}
 	want := Figures{
 		TPS: 1000, LatencyAvgMs: 1, LatencyP95Ms: 2,
-		FlushesPerTx: 0.45, WritesPerTx: 0.9, WriteKBPerTx: 10, RedoSyncsPerTx: 0.25, TxPerRedoSync: 4,
+		FlushesPerTx: 0.45, WritesPerTx: 0.45, WriteKBPerTx: 10, RedoSyncsPerTx: 0.25, TxPerRedoSync: 4,
 		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
 		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
 		StealPct: 10, BusyPct: 80, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
@@ -207,5 +208,64 @@ func TestCapsMarkdown(t *testing.T) {
 	}
 	if !strings.Contains(md, "| 54 MB/s, 6750 IOPS | 500 |") {
 		t.Errorf("row:\n%s", md)
+	}
+}
+
+// TestKernelScheduler: the host kernel's release picks the scheduler.
+func TestKernelScheduler(t *testing.T) {
+	tests := []struct {
+		release string
+		sched   string
+		delay   bool
+		err     bool
+	}{
+		{"6.18.44-fc-v669", "eevdf", true, false},
+		{"6.12.0", "eevdf", true, false},
+		{"6.8.0-45-generic", "eevdf", false, false},
+		{"6.6.1", "eevdf", false, false},
+		{"6.1.0-28-amd64", "wake_first", false, false}, // Debian 12's kernel: CFS
+		{"5.15.0-200.el8uek", "wake_first", false, false},
+		{"7.0", "eevdf", true, false},
+		{"", "", false, true},
+		{"linux", "", false, true},
+	}
+	for _, tc := range tests {
+		s, d, err := KernelScheduler(tc.release)
+		if (err != nil) != tc.err || s != tc.sched || d != tc.delay {
+			t.Errorf("KernelScheduler(%q) = %q, %v, %v; want %q, %v, error %v", tc.release, s, d, err, tc.sched, tc.delay, tc.err)
+		}
+	}
+}
+
+// TestTimestampTick: one jiffy of the recorded CONFIG_HZ, else Debian's.
+func TestTimestampTick(t *testing.T) {
+	for _, tc := range []struct {
+		hz   int
+		want time.Duration
+	}{{250, 4 * time.Millisecond}, {1000, time.Millisecond}, {100, 10 * time.Millisecond}, {300, 3333333}, {0, 4 * time.Millisecond}, {50, 4 * time.Millisecond}} {
+		if got, _ := TimestampTick(tc.hz); got.D() != tc.want {
+			t.Errorf("TimestampTick(%d) = %v, want %v", tc.hz, got, tc.want)
+		}
+	}
+}
+
+// TestBinlogSyncCPU: sync_binlog=1, flush=1 against 0/0 adds one redo sync
+// and the binlog syncs; the binlog's CPU is what the redo's leaves.
+func TestBinlogSyncCPU(t *testing.T) {
+	pt := func(cpu, flushes float64) Point {
+		return Point{Runs: []Figures{{ServerCPUUs: cpu - 10, FlushesPerTx: flushes}, {ServerCPUUs: cpu + 10, FlushesPerTx: flushes}}}
+	}
+	for _, tc := range []struct {
+		name string
+		with Point
+		want time.Duration
+	}{
+		{"one binlog sync", pt(250+150+200, 2.01), 200 * time.Microsecond},
+		{"two binlog syncs", pt(250+150+400, 3.01), 200 * time.Microsecond},
+		{"no binlog sync", pt(250+150, 1.01), 0},
+	} {
+		if got := binlogSyncCPU(pt(250, 0.01), tc.with, 150*time.Microsecond); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -39,11 +39,29 @@ func registerSources(vol *disk.Volume) (engine.Sources, commit.Sources) {
 		}
 }
 
-// New builds a server with cores vCPUs (SMT threads count as CPU servers)
-// on vol, holding the tables of data, configured by eng and cc.
+// Machine is the hardware a server runs on: its vCPUs (SMT threads count
+// as CPU servers) and the operating system's scheduler for them.
+type Machine struct {
+	Cores int
+	CPU   sim.CPUConfig
+}
+
+// New builds a server with cores vCPUs under sim.CPU's WakeFirst rule on
+// vol, holding the tables of data, configured by eng and cc. NewOn chooses
+// the scheduler.
 func New(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, data workload.Sysbench) (*Server, error) {
+	return NewOn(env, Machine{Cores: cores}, vol, eng, cc, data)
+}
+
+// NewOn builds a server on machine m.
+func NewOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config, cc commit.Config, data workload.Sysbench) (*Server, error) {
+	cores := m.Cores
 	if cores < 1 || cores > 4096 {
 		return nil, fmt.Errorf("cores: must be in [1, 4096], got %d", cores)
+	}
+	cpu, err := sim.NewCPUWithPolicy(env, cores, m.CPU)
+	if err != nil {
+		return nil, fmt.Errorf("scheduler: %w", err)
 	}
 	if err := eng.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
@@ -57,7 +75,7 @@ func New(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit
 		return nil, err
 	}
 	s := &Server{env: env, vol: vol, eng: e, ecfg: eng}
-	s.cpu = sim.NewCPU(env, cores)
+	s.cpu = cpu
 	e.SetCPU(s.cpu)
 	s.pipe = commit.New(env, e, s.cpu, vol, cc, csrc, eng.CPU.Wakeup.D())
 	return s, nil
@@ -116,6 +134,7 @@ type Session struct {
 	pages []int32
 	qcpu  []time.Duration // CPU of each query, client part included
 	cpu   time.Duration
+	th    sim.CPUThread // the connection's thread, whose lag the scheduler keeps
 
 	executed func(any)
 	arg      any
@@ -128,7 +147,7 @@ type Session struct {
 func (s *Server) NewSession(committed func(any), arg any) *Session {
 	ss := &Session{s: s}
 	ss.freeCB, ss.residentCB, ss.wireCB, ss.cpuCB = ss.onFree, ss.onResident, ss.onWire, ss.onCPU
-	ss.ctx.Done, ss.ctx.Arg = committed, arg
+	ss.ctx.Done, ss.ctx.Arg, ss.ctx.Thread = committed, arg, &ss.th
 	return ss
 }
 
@@ -189,7 +208,7 @@ func (ss *Session) onWire(any) {
 		d += q
 	}
 	ss.cpu = d
-	s.cpu.Run(ss.qcpu, ss.cpuCB, ss)
+	s.cpu.RunAs(&ss.th, ss.qcpu, ss.cpuCB, ss)
 }
 
 // onCPU: the statements have run; their changes enter the buffer pool and

@@ -58,13 +58,18 @@ type client struct {
 // NewSysbench wires a server with cores vCPUs on vol, configured by eng
 // and cc, and the sysbench clients of wl that drive it.
 func NewSysbench(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config) (*Sysbench, error) {
-	if cores < 1 || cores > 4096 {
-		return nil, fmt.Errorf("cores: must be in [1, 4096], got %d", cores)
+	return NewSysbenchOn(env, Machine{Cores: cores}, vol, eng, cc, wl)
+}
+
+// NewSysbenchOn is NewSysbench on machine m (its scheduler included).
+func NewSysbenchOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config, cc commit.Config, wl workload.Config) (*Sysbench, error) {
+	if m.Cores < 1 || m.Cores > 4096 {
+		return nil, fmt.Errorf("cores: must be in [1, 4096], got %d", m.Cores)
 	}
 	if err := wl.Validate(); err != nil {
 		return nil, fmt.Errorf("workload.%w", err)
 	}
-	srv, err := New(env, cores, vol, eng, cc, wl.Sysbench)
+	srv, err := NewOn(env, m, vol, eng, cc, wl.Sysbench)
 	if err != nil {
 		return nil, err
 	}

@@ -348,9 +348,12 @@ class Harness:
         sb = res["sysbench"]
         d = res["disk_delta"]
         tx = sb.get("transactions") or 0
+        # /sys/block counts each fdatasync's empty preflush bio as a write
+        # too; the device's writes are the writes less the flushes.
         log("%-28s rep %d: %8.1f tps  p95 %6.2f ms  flush/tx %.3f  writes/tx %.3f  load %s" % (
             label(point), rep, sb.get("tps", 0), sb.get("latency_ms", {}).get("p95", 0),
-            d["flushes"] / tx if tx else 0, d["writes"] / tx if tx else 0, after["loadavg"][0]))
+            d["flushes"] / tx if tx else 0, (d["writes"] - d["flushes"]) / tx if tx else 0,
+            after["loadavg"][0]))
         return res
 
     def sysbench_sampled(self, threads, seconds, samples):
@@ -615,7 +618,26 @@ def machine_info(dev):
             break
     mem = readf("/proc/meminfo").splitlines()[0]
     return {"nproc": os.cpu_count(), "cpu_model": cpu, "mem": mem, "kernel": os.uname().release,
-            "os": readf("/etc/debian_version")}
+            "os": readf("/etc/debian_version"), "config_hz": kernel_hz()}
+
+
+def kernel_hz():
+    """CONFIG_HZ of the running kernel (the jiffy that file timestamps move by), 0 if unknown."""
+    text = readf("/boot/config-" + os.uname().release)
+    if not text:
+        try:
+            import gzip
+            with gzip.open("/proc/config.gz", "rt") as f:
+                text = f.read()
+        except OSError:
+            text = ""
+    for line in text.splitlines():
+        if line.startswith("CONFIG_HZ="):
+            try:
+                return int(line.split("=", 1)[1])
+            except ValueError:
+                return 0
+    return 0
 
 
 def versions():
