@@ -144,10 +144,10 @@ func (c *cleaner) start() {
 // (furious) and page_cleaner_wakeup(true): a waiting cleaner runs its next
 // iteration now, even from its 1-second timed wait.
 func (c *cleaner) wake() {
+	c.idle = false // page_cleaner_set_idle(false), even if no one waits for the signal
 	if c.running {
 		return // done() looks at the requests when the iteration ends
 	}
-	c.idle = false
 	if c.sleeping {
 		c.sleeping = false
 	} else if c.timed {
@@ -171,7 +171,7 @@ func (c *cleaner) wakeAsync() {
 // list: with innodb_max_dirty_pages_pct_lwm = 0 an idle cleaner is woken
 // only once the dirty pages reach max_dirty_pages_pct.
 func (c *cleaner) dirtied() {
-	if !c.sleeping {
+	if !c.idle {
 		return
 	}
 	bp := c.e.BP
@@ -757,7 +757,9 @@ func (c *cleaner) done() {
 	}
 	if c.goIdle {
 		c.goIdle = false
-		if e.cfg.Flushing.MaxDirtyPagesPctLWM == 0 {
+		// Still idle (no buf_flush_ahead or page_cleaner_wakeup cleared it
+		// during the checkpoint): wait without a timeout.
+		if e.cfg.Flushing.MaxDirtyPagesPctLWM == 0 && c.idle {
 			c.sleeping = true
 			c.dirtied() // already past max_dirty_pages_pct: no sleep
 			return
