@@ -73,6 +73,7 @@ type cleaner struct {
 	pages    []int32 // page ids; lruBit marks a page the LRU batch evicts once written
 	nFL      int     // pages of the batch taken by the flush list (with their neighbours)
 	freeWait bool    // a user thread waits for a free page (buf_LRU_get_free_block)
+	freed    int     // clean pages the iteration's LRU batch freed
 	next     int     // next page of the batch to put into a chunk
 	chunks   int     // chunks in flight
 	mode     int
@@ -203,7 +204,7 @@ func (c *cleaner) tick() {
 	bp, r := e.BP, e.Redo
 	oldest := bp.OldestLSN()
 	f := e.cfg.Flushing
-	c.pages, c.nFL = c.pages[:0], 0
+	c.pages, c.nFL, c.freed = c.pages[:0], 0, 0
 	if e.loader {
 		c.tickLoader(oldest)
 		return
@@ -393,6 +394,7 @@ func (c *cleaner) takeLRU(n int) int {
 		if !bp.IsDirty(p) {
 			bp.Evict(p)
 			e.LRUEvicted++
+			c.freed++
 			continue
 		}
 		before := len(c.pages)
@@ -412,6 +414,7 @@ func (c *cleaner) takeLRU(n int) int {
 			}
 			bp.Evict(p)
 			e.LRUEvicted++
+			c.freed++
 		}
 	}
 	e.LRUBatchPages += int64(len(c.pages) - start)
@@ -748,7 +751,10 @@ func (c *cleaner) done() {
 		}
 		c.nextTick = now.Add(time.Second)
 	}
-	if e.furious != 0 || c.needLRU() {
+	// A short free list sends the cleaner round again at once, unless its
+	// LRU batch could neither write nor free a page (all io-fixed): then the
+	// regular wait, as the real thread gets no further by spinning.
+	if e.furious != 0 || c.needLRU() && (c.mode != modeLRU || c.nPages+c.freed > 0) {
 		c.goIdle = false
 		c.idle = false
 		c.timer = e.env.At(now, c.tickCB)
