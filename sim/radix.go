@@ -4,10 +4,8 @@ import "math/bits"
 
 // runMax is the largest bucket a settle sorts whole into the run instead of
 // splitting it into lower buckets. Sorting a few entries by insertion costs
-// less than moving each of them down bucket after bucket, and a run that
-// covers a short span of time takes the pushes that land in it with a short
-// shift. Measured: 8, 16 and 32 are within noise of each other in the hold
-// model; 16 is kept.
+// less than moving each of them down bucket after bucket. Measured: 8, 16,
+// 32 and 64 are within noise of each other in the hold model; 16 is kept.
 const runMax = 16
 
 // runSpill is the length at which pushes into the run have made it long
@@ -18,27 +16,28 @@ const runSpill = 64
 // by (at, key). It relies on the kernel's rule that nothing is scheduled
 // before the current time: every push is >= the time last popped.
 //
-// The entries due first sit in the run, sorted by (at, key) and consumed
-// from its head: every pending entry with at <= hi is in the run. The others
-// sit in 64 buckets relative to base (base <= hi): bucket b >= 1 holds the
-// entries whose time first differs from base in bit b-1 (counting from the
-// least significant), so every entry of a lower bucket is earlier than every
-// entry of a higher one. When the run is used up, the lowest non-empty bucket
-// is settled: its minimum becomes base; if it holds at most runMax entries
-// they are sorted into the run and hi becomes the top of that bucket's span
-// (no pending entry lies between), else they are split into strictly lower
-// buckets relative to the new base (the classic radix heap; only the ties at
-// base go to the run). An entry moves down at most 64 times in its life and
-// usually a few times, so push is O(1) and pop is O(1) amortised whatever
-// the number of pending events, unlike a heap, whose cost grows with log N.
+// The entries due first sit in the run, sorted by (at, key) from last to
+// first, so that the next one is popped from its end: every pending entry
+// with at <= hi is in the run. The others sit in 64 buckets relative to base
+// (base <= hi): bucket b >= 1 holds the entries whose time first differs
+// from base in bit b-1 (counting from the least significant), so every entry
+// of a lower bucket is earlier than every entry of a higher one. When the run
+// is used up, the lowest non-empty bucket is settled: if it holds at most
+// runMax entries they are sorted into the run and hi becomes the top of that
+// bucket's span (no other pending entry lies in it), else they are split
+// into strictly lower buckets relative to the start of that span (the
+// classic radix heap; only the ties at the start go to the run). An entry
+// moves down at most 64 times in its life and usually a few times, so push
+// is O(1) and pop is O(1) amortised whatever the number of pending events,
+// unlike a heap, whose cost grows with log N.
 //
-// A push at or below hi is inserted into the run by a shift from its tail:
-// pushes carry the largest sequence number so far and a run spans a short
-// time, so the shift is short. A run grown past runSpill by such pushes is
-// split back into buckets.
+// A push at or below hi is inserted into the run by a shift of the entries
+// due before it, at the run's end. Most pushes are due soon (a CPU segment,
+// a device's latency) while the run may also hold later events, so keeping
+// the earliest at the end makes that shift short. A run grown past runSpill
+// by such pushes is split back into buckets.
 type radixQueue struct {
-	run     []entry // sorted; run[head:] are pending
-	head    int
+	run     []entry // sorted from last to first: run[len-1] is next
 	base    Time
 	hi      Time // every pending entry with at <= hi is in the run
 	n       int
@@ -59,25 +58,18 @@ func (q *radixQueue) push(e entry) {
 	q.nonZero |= 1 << (b - 1)
 }
 
-// insert puts e into the run in (at, key) order. Every entry already popped
-// is before e, so the shift never reaches below head.
+// insert puts e into the run in (at, key) order, after the entries due
+// before it (ties included: e has the largest sequence number).
 func (q *radixQueue) insert(e entry) {
-	r := q.run
-	if len(r) == cap(r) && q.head > 0 {
-		// Reuse the space of the popped entries rather than grow: a run
-		// that pushes keep refilling may never run dry.
-		n := copy(r, r[q.head:])
-		r, q.head = r[:n], 0
-	}
-	r = append(r, e)
+	r := append(q.run, e)
 	i := len(r) - 1
-	for i > q.head && e.before(r[i-1]) {
+	for i > 0 && r[i-1].before(e) {
 		r[i] = r[i-1]
 		i--
 	}
 	r[i] = e
 	q.run = r
-	if len(r)-q.head > runSpill && q.hi > q.base {
+	if len(r) > runSpill && q.hi > q.base {
 		q.spill()
 	}
 }
@@ -86,26 +78,24 @@ func (q *radixQueue) insert(e entry) {
 // to base, below every non-empty bucket (they are <= hi, which shares base's
 // bits from the lowest non-empty bucket's up), and hi comes down to base.
 func (q *radixQueue) spill() {
-	r := q.run[q.head:]
-	k := 0
-	for k < len(r) && r[k].at <= q.base {
-		k++
+	r := q.run
+	k := len(r) // r[k:] are the entries <= base
+	for k > 0 && r[k-1].at <= q.base {
+		k--
 	}
-	for _, e := range r[k:] {
+	for _, e := range r[:k] {
 		b := 64 - bits.LeadingZeros64(uint64(e.at)^uint64(q.base))
 		q.buckets[b] = append(q.buckets[b], e)
 		q.nonZero |= 1 << (b - 1)
 	}
 	q.hi = q.base
-	n := copy(q.run, r[:k])
-	q.run = q.run[:n]
-	q.head = 0
+	q.run = r[:copy(r, r[k:])]
 }
 
 // settle refills the run from the lowest non-empty bucket if the run is used
 // up and any entry is pending.
 func (q *radixQueue) settle() {
-	if q.head < len(q.run) || q.n == 0 {
+	if len(q.run) > 0 || q.n == 0 {
 		return
 	}
 	b := bits.TrailingZeros64(q.nonZero) + 1
@@ -113,12 +103,11 @@ func (q *radixQueue) settle() {
 	q.buckets[b] = src[:0]
 	q.nonZero &^= 1 << (b - 1)
 	r := q.run[:0]
-	q.head = 0
 	if len(src) <= runMax {
 		for _, e := range src {
 			r = append(r, e)
 			i := len(r) - 1
-			for i > 0 && e.before(r[i-1]) {
+			for i > 0 && r[i-1].before(e) {
 				r[i] = r[i-1]
 				i--
 			}
@@ -127,7 +116,7 @@ func (q *radixQueue) settle() {
 		q.run = r
 		// The bucket spans base's bits below b-1; every other pending
 		// entry is later than its top.
-		q.base = r[0].at
+		q.base = r[len(r)-1].at
 		q.hi = q.base | (1<<(b-1) - 1)
 		return
 	}
@@ -138,9 +127,9 @@ func (q *radixQueue) settle() {
 	q.hi = q.base
 	for _, e := range src {
 		if e.at == q.base {
-			// Ties at base, kept in sequence order.
+			// Ties at base, kept in sequence order (last first).
 			r = append(r, e)
-			for i := len(r) - 1; i > 0 && r[i].key < r[i-1].key; i-- {
+			for i := len(r) - 1; i > 0 && r[i].key > r[i-1].key; i-- {
 				r[i], r[i-1] = r[i-1], r[i]
 			}
 			continue
@@ -156,13 +145,14 @@ func (q *radixQueue) settle() {
 
 func (q *radixQueue) top() entry {
 	q.settle()
-	return q.run[q.head]
+	return q.run[len(q.run)-1]
 }
 
 func (q *radixQueue) pop() entry {
 	q.settle()
-	e := q.run[q.head]
-	q.head++
+	n := len(q.run) - 1
+	e := q.run[n]
+	q.run = q.run[:n]
 	q.n--
 	return e
 }
