@@ -61,17 +61,23 @@ func (q *radixQueue) push(e entry) {
 // insert puts e into the run in (at, key) order, after the entries due
 // before it (ties included: e has the largest sequence number).
 func (q *radixQueue) insert(e entry) {
-	r := append(q.run, e)
+	q.run = insertLastFirst(q.run, e)
+	if len(q.run) > runSpill && q.hi > q.base {
+		q.spill()
+	}
+}
+
+// insertLastFirst adds e to r, kept sorted from last to first, by shifting
+// the entries due before e one place towards the end.
+func insertLastFirst(r []entry, e entry) []entry {
+	r = append(r, e)
 	i := len(r) - 1
 	for i > 0 && r[i-1].before(e) {
 		r[i] = r[i-1]
 		i--
 	}
 	r[i] = e
-	q.run = r
-	if len(r) > runSpill && q.hi > q.base {
-		q.spill()
-	}
+	return r
 }
 
 // spill splits a long run: its entries after base go to buckets relative
@@ -105,13 +111,7 @@ func (q *radixQueue) settle() {
 	r := q.run[:0]
 	if len(src) <= runMax {
 		for _, e := range src {
-			r = append(r, e)
-			i := len(r) - 1
-			for i > 0 && r[i-1].before(e) {
-				r[i] = r[i-1]
-				i--
-			}
-			r[i] = e
+			r = insertLastFirst(r, e)
 		}
 		q.run = r
 		// The bucket spans base's bits below b-1; every other pending
