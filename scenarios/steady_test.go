@@ -72,3 +72,48 @@ func TestBottleneckReplica(t *testing.T) {
 		t.Errorf("twin %+v, want bound by the coordinator", tw)
 	}
 }
+
+// TestSteadyCheckpointRamp: the checkpoint-age rule on a flat throughput
+// series of the 600 s study's Case2. A held age is steady; an age still
+// ramping towards the cleaner's balance asks for the time to reach it; an
+// age that ramped past that balance without settling asks for twice the
+// run, never for less than the run it judged.
+func TestSteadyCheckpointRamp(t *testing.T) {
+	sc := mustLoad(t, "binlog/innodb-vs-file-120mbs")
+	c, err := sc.Case("Case2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dur := c.Settings.Duration.Seconds()
+	flat := make([]float64, int(dur))
+	for i := range flat {
+		flat[i] = 5000 + float64(i%7)
+	}
+	age := func(avg, p50, peak float64) result.Metrics {
+		return result.Metrics{
+			"series": result.Metrics{"tps": flat, "interval_s": 1.0},
+			"checkpoint_age_mb": result.Metrics{
+				"avg": avg, "p50": p50, "max": peak, "capacity": 3865.0, "async_point": 3043.0,
+			},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		m        result.Metrics
+		tooShort bool
+		minNeed  float64
+	}{
+		{"held below its peak", age(2400, 2450, 3000), false, 0},
+		{"ramping, balance beyond the run", age(400, 400, 800), true, dur + 1},
+		{"ramped past the balance", age(1700, 1700, 3060), true, 2 * dur},
+	} {
+		st := Steady(c, tc.m)
+		if st == nil || st.TooShort != tc.tooShort {
+			t.Errorf("%s: %+v, want too_short %v", tc.name, st, tc.tooShort)
+			continue
+		}
+		if tc.tooShort && st.NeededS < tc.minNeed {
+			t.Errorf("%s: needed %gs, want >= %gs (the run was %gs)", tc.name, st.NeededS, tc.minNeed, dur)
+		}
+	}
+}

@@ -99,9 +99,11 @@ func BenchmarkHoldBaselineContainerHeap(b *testing.B) {
 			}
 			b.ReportAllocs()
 			b.ResetTimer()
+			stop := cpuTimer(b)
 			for i := 0; i < b.N; i++ {
 				step()
 			}
+			stop()
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 		})
 	}
@@ -169,8 +171,10 @@ func measureSteps(b *testing.B, e *Env, warm int) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
+	stop := cpuTimer(b)
 	for i := 0; i < b.N; i++ {
 		e.Step()
 	}
+	stop()
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "events/s")
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 )
 
 // nano is the number of nano-tokens in a token. Keeping the level in
@@ -53,12 +54,15 @@ func (b *TokenBucket) refill(now Time) {
 	if dt == 0 || b.level >= b.capacity {
 		return
 	}
+	// Full once dt*rate >= need: compared as a 128-bit product, which is
+	// exact and saves the division of dt >= ceil(need/rate).
 	need := b.capacity - b.level
-	if dt >= (need+b.rate-1)/b.rate {
+	hi, lo := bits.Mul64(uint64(dt), uint64(b.rate))
+	if hi != 0 || lo >= uint64(need) {
 		b.level = b.capacity
 		return
 	}
-	b.level += dt * b.rate
+	b.level += int64(lo)
 }
 
 // Level returns the whole tokens available at now (negative in debt).

@@ -32,6 +32,12 @@ type Env struct {
 	seed    uint64
 	events  uint64
 	stopped bool
+	// The next live entry as peek found it, valid while peeked is set:
+	// a model's stop test (NextAt) and the Step that follows look once.
+	// Scheduling or cancelling anything clears it.
+	peeked    bool
+	peekNow   bool
+	peekEntry entry
 }
 
 // New returns an empty simulation at time zero whose random streams derive
@@ -81,6 +87,7 @@ func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
 	if fn == nil {
 		panic("sim: nil event callback")
 	}
+	e.peeked = false
 	e.seq++
 	if e.seq > maxSeq {
 		panic("sim: more than 2^40 events scheduled in one run")
@@ -112,6 +119,7 @@ func (e *Env) Cancel(t Timer) bool {
 	if t.seq == 0 || int(t.slot) >= len(e.slab) || e.slab[t.slot].seq != t.seq {
 		return false
 	}
+	e.peeked = false
 	e.release(t.slot)
 	return true
 }
@@ -129,6 +137,9 @@ func (e *Env) release(slot int32) {
 // peek returns the next live entry without removing it, discarding
 // cancelled entries on the way. ok is false when nothing is pending.
 func (e *Env) peek() (en entry, fromNow bool, ok bool) {
+	if e.peeked {
+		return e.peekEntry, e.peekNow, true
+	}
 	for {
 		hasHeap, hasNow := e.queue.len() > 0, e.nowq.Len() > 0
 		switch {
@@ -140,6 +151,7 @@ func (e *Env) peek() (en entry, fromNow bool, ok bool) {
 			return entry{}, false, false
 		}
 		if e.slab[en.slot()].seq == en.seq() {
+			e.peeked, e.peekNow, e.peekEntry = true, fromNow, en
 			return en, fromNow, true
 		}
 		// Cancelled: its slot was freed (and maybe reused) already.
@@ -162,6 +174,16 @@ func (e *Env) NextAt() Time {
 
 // Step runs the next event. It returns false when no event is pending.
 func (e *Env) Step() bool {
+	if e.peeked {
+		e.peeked = false
+		if e.peekNow {
+			e.nowq.Pop()
+		} else {
+			e.queue.pop()
+		}
+		e.run(e.peekEntry)
+		return true
+	}
 	for {
 		var en entry
 		switch {
@@ -172,17 +194,22 @@ func (e *Env) Step() bool {
 		default:
 			return false
 		}
-		slot := en.slot()
-		r := e.slab[slot]
-		if r.seq != en.seq() {
+		if e.slab[en.slot()].seq != en.seq() {
 			continue // cancelled: its slot was freed (and maybe reused) already
 		}
-		e.release(slot)
-		e.now = en.at
-		e.events++
-		r.fn(r.arg)
+		e.run(en)
 		return true
 	}
+}
+
+// run frees the slot of a live entry just taken from the queue and runs it.
+func (e *Env) run(en entry) {
+	slot := en.slot()
+	r := e.slab[slot]
+	e.release(slot)
+	e.now = en.at
+	e.events++
+	r.fn(r.arg)
 }
 
 // Stop makes the running Run, RunUntil or RunWhile return after the

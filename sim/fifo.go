@@ -6,7 +6,7 @@ package sim
 // use it for their own queues (I/O queues, commit queues, pending jobs).
 // The zero value is an empty queue.
 type FIFO[T any] struct {
-	buf  []T
+	buf  []T // its length is 0 or a power of two: indices wrap by a mask, not a division
 	head int
 	n    int
 }
@@ -19,11 +19,11 @@ func (q *FIFO[T]) Push(v T) {
 	if q.n == len(q.buf) {
 		grown := make([]T, max(8, 2*len(q.buf)))
 		for i := 0; i < q.n; i++ {
-			grown[i] = q.buf[(q.head+i)%len(q.buf)]
+			grown[i] = q.buf[(q.head+i)&(len(q.buf)-1)]
 		}
 		q.buf, q.head = grown, 0
 	}
-	q.buf[(q.head+q.n)%len(q.buf)] = v
+	q.buf[(q.head+q.n)&(len(q.buf)-1)] = v
 	q.n++
 }
 
@@ -40,7 +40,7 @@ func (q *FIFO[T]) At(i int) T {
 	if i < 0 || i >= q.n {
 		panic("sim: FIFO index out of range")
 	}
-	return q.buf[(q.head+i)%len(q.buf)]
+	return q.buf[(q.head+i)&(len(q.buf)-1)]
 }
 
 // Pop removes and returns the value at the front, clearing its slot so the
@@ -67,6 +67,7 @@ func (q *FIFO[T]) Swap(i, j int) {
 	if i < 0 || i >= q.n || j < 0 || j >= q.n {
 		panic("sim: FIFO index out of range")
 	}
-	a, b := (q.head+i)%len(q.buf), (q.head+j)%len(q.buf)
+	m := len(q.buf) - 1
+	a, b := (q.head+i)&m, (q.head+j)&m
 	q.buf[a], q.buf[b] = q.buf[b], q.buf[a]
 }

@@ -17,11 +17,13 @@ func benchmarkRaw(b *testing.B, q rawQueue) {
 	}
 	var seq uint64 = 1000
 	b.ResetTimer()
+	stop := cpuTimer(b)
 	for i := 0; i < b.N; i++ {
 		e := q.pop()
 		seq++
 		q.push(entry{at: e.at + Time(s.Uint64()&0xfffff), key: seq << slotBits})
 	}
+	stop()
 }
 
 func BenchmarkHeap4Raw(b *testing.B) { benchmarkRaw(b, &heap4{}) }

@@ -2,112 +2,157 @@ package sim
 
 import "math/bits"
 
+// runMax is the largest bucket a settle sorts whole into the run instead of
+// splitting it into lower buckets. Sorting a few entries by insertion costs
+// less than moving each of them down bucket after bucket. Measured: 8, 16,
+// 32 and 64 are within noise of each other in the hold model; 16 is kept.
+const runMax = 16
+
+// runSpill is the length at which pushes into the run have made it long
+// enough that inserting costs more than splitting it back into buckets.
+const runSpill = 64
+
 // radixQueue is a monotone priority queue (a radix heap) of entries ordered
 // by (at, key). It relies on the kernel's rule that nothing is scheduled
-// before the current time: every entry's time is >= the time last popped.
+// before the current time: every push is >= the time last popped.
 //
-// Entries live in 65 buckets: bucket 0 holds entries whose time equals last,
-// the time of the most recently extracted minimum; bucket b >= 1 holds
-// entries whose time first differs from last in bit b-1 (counting from the
-// least significant). When bucket 0 runs dry, the lowest non-empty bucket is
-// scanned for its minimum time, which becomes last, and its entries are
-// redistributed into strictly lower buckets. Each entry moves down at most 64
-// times in its life and usually a handful, so push is O(1) and pop is O(1)
-// amortised whatever the number of pending events — unlike a heap, whose cost
-// grows with log N.
+// The entries due first sit in the run, sorted by (at, key) from last to
+// first, so that the next one is popped from its end: every pending entry
+// with at <= hi is in the run. The others sit in 64 buckets relative to base
+// (base <= hi): bucket b >= 1 holds the entries whose time first differs
+// from base in bit b-1 (counting from the least significant), so every entry
+// of a lower bucket is earlier than every entry of a higher one. When the run
+// is used up, the lowest non-empty bucket is settled: if it holds at most
+// runMax entries they are sorted into the run and hi becomes the top of that
+// bucket's span (no other pending entry lies in it), else they are split
+// into strictly lower buckets relative to the start of that span (the
+// classic radix heap; only the ties at the start go to the run). An entry
+// moves down at most 64 times in its life and usually a few times, so push
+// is O(1) and pop is O(1) amortised whatever the number of pending events,
+// unlike a heap, whose cost grows with log N.
 //
-// Bucket 0 must yield entries in sequence order. Entries pushed straight into
-// it arrive in sequence order and after any entry already there, so only the
-// group moved there by a redistribution needs sorting (by insertion sort;
-// such groups are ties at one instant and small).
+// A push at or below hi is inserted into the run by a shift of the entries
+// due before it, at the run's end. Most pushes are due soon (a CPU segment,
+// a device's latency) while the run may also hold later events, so keeping
+// the earliest at the end makes that shift short. A run grown past runSpill
+// by such pushes is split back into buckets.
 type radixQueue struct {
-	early   heap4 // entries earlier than last; see push
-	last    Time
+	run     []entry // sorted from last to first: run[len-1] is next
+	base    Time
+	hi      Time // every pending entry with at <= hi is in the run
 	n       int
-	head0   int // bucket 0 is consumed from head0
-	buckets [65][]entry
-	nonZero uint64 // bit b-1 set when bucket b (1..64) is non-empty
+	buckets [65][]entry // index 0 unused
+	nonZero uint64      // bit b-1 set when bucket b (1..64) is non-empty
 }
 
 func (q *radixQueue) len() int { return q.n }
 
-func (q *radixQueue) bucketOf(at Time) int {
-	if at == q.last {
-		return 0
-	}
-	return 64 - bits.LeadingZeros64(uint64(at)^uint64(q.last))
-}
-
 func (q *radixQueue) push(e entry) {
-	if e.at < q.last {
-		// Looking at the next event (Env.NextAt, RunUntil's stop test)
-		// settles the queue, moving last up to that event's time, ahead of
-		// the clock. An event scheduled afterwards may fall between the
-		// clock and last; it cannot join the buckets, which hold only
-		// times >= last, so it waits in a small heap that is served first.
-		q.early.push(e)
-		q.n++
+	q.n++
+	if e.at <= q.hi {
+		q.insert(e)
 		return
 	}
-	b := q.bucketOf(e.at)
+	b := 64 - bits.LeadingZeros64(uint64(e.at)^uint64(q.base))
 	q.buckets[b] = append(q.buckets[b], e)
-	if b > 0 {
+	q.nonZero |= 1 << (b - 1)
+}
+
+// insert puts e into the run in (at, key) order, after the entries due
+// before it (ties included: e has the largest sequence number).
+func (q *radixQueue) insert(e entry) {
+	q.run = insertLastFirst(q.run, e)
+	if len(q.run) > runSpill && q.hi > q.base {
+		q.spill()
+	}
+}
+
+// insertLastFirst adds e to r, kept sorted from last to first, by shifting
+// the entries due before e one place towards the end.
+func insertLastFirst(r []entry, e entry) []entry {
+	r = append(r, e)
+	i := len(r) - 1
+	for i > 0 && r[i-1].before(e) {
+		r[i] = r[i-1]
+		i--
+	}
+	r[i] = e
+	return r
+}
+
+// spill splits a long run: its entries after base go to buckets relative
+// to base, below every non-empty bucket (they are <= hi, which shares base's
+// bits from the lowest non-empty bucket's up), and hi comes down to base.
+func (q *radixQueue) spill() {
+	r := q.run
+	k := len(r) // r[k:] are the entries <= base
+	for k > 0 && r[k-1].at <= q.base {
+		k--
+	}
+	for _, e := range r[:k] {
+		b := 64 - bits.LeadingZeros64(uint64(e.at)^uint64(q.base))
+		q.buckets[b] = append(q.buckets[b], e)
 		q.nonZero |= 1 << (b - 1)
 	}
-	q.n++
+	q.hi = q.base
+	q.run = r[:copy(r, r[k:])]
 }
 
-// settle makes bucket 0 non-empty if any entry is pending.
+// settle refills the run from the lowest non-empty bucket if the run is used
+// up and any entry is pending.
 func (q *radixQueue) settle() {
-	if q.head0 < len(q.buckets[0]) || q.n == q.early.len() {
+	if len(q.run) > 0 || q.n == 0 {
 		return
 	}
-	q.buckets[0] = q.buckets[0][:0]
-	q.head0 = 0
 	b := bits.TrailingZeros64(q.nonZero) + 1
 	src := q.buckets[b]
-	min := src[0].at
-	for _, e := range src[1:] {
-		if e.at < min {
-			min = e.at
-		}
-	}
-	q.last = min
 	q.buckets[b] = src[:0]
 	q.nonZero &^= 1 << (b - 1)
+	r := q.run[:0]
+	if len(src) <= runMax {
+		for _, e := range src {
+			r = insertLastFirst(r, e)
+		}
+		q.run = r
+		// The bucket spans base's bits below b-1; every other pending
+		// entry is later than its top.
+		q.base = r[len(r)-1].at
+		q.hi = q.base | (1<<(b-1) - 1)
+		return
+	}
+	// Split relative to the start of the bucket's span rather than its
+	// minimum: no pass to find the minimum, and the entries spread over
+	// the lower buckets just the same.
+	q.base = src[0].at &^ (1<<(b-1) - 1)
+	q.hi = q.base
 	for _, e := range src {
-		nb := q.bucketOf(e.at)
-		if nb == 0 {
-			// Insertion sort by sequence: ties moved together.
-			z := append(q.buckets[0], e)
-			for i := len(z) - 1; i > 0 && z[i].key < z[i-1].key; i-- {
-				z[i], z[i-1] = z[i-1], z[i]
+		if e.at == q.base {
+			// Ties at base, kept in sequence order (last first).
+			r = append(r, e)
+			for i := len(r) - 1; i > 0 && r[i].key > r[i-1].key; i-- {
+				r[i], r[i-1] = r[i-1], r[i]
 			}
-			q.buckets[0] = z
 			continue
 		}
+		nb := 64 - bits.LeadingZeros64(uint64(e.at)^uint64(q.base))
 		q.buckets[nb] = append(q.buckets[nb], e)
 		q.nonZero |= 1 << (nb - 1)
 	}
+	q.run = r
+	// The run may be empty: the minimum is in a lower bucket now.
+	q.settle()
 }
 
 func (q *radixQueue) top() entry {
-	if q.early.len() > 0 {
-		return q.early.top()
-	}
 	q.settle()
-	return q.buckets[0][q.head0]
+	return q.run[len(q.run)-1]
 }
 
 func (q *radixQueue) pop() entry {
-	if q.early.len() > 0 {
-		q.n--
-		return q.early.pop()
-	}
 	q.settle()
-	z := q.buckets[0]
-	e := z[q.head0]
-	q.head0++
+	n := len(q.run) - 1
+	e := q.run[n]
+	q.run = q.run[:n]
 	q.n--
 	return e
 }

@@ -64,7 +64,7 @@ var scenarioExpect = map[string][]struct {
 }{
 	"fio-network-caps/4k-qd16":      {{"write.iops", 15000, 0.02}},
 	"fio-network-caps/16k-qd16":     {{"write.iops", 7324, 0.02}},
-	"fio-network-caps/4k-qd1":       {{"write.iops", 2430, 0.03}},
+	"fio-network-caps/4k-qd1":       {{"write.iops", 2717, 0.03}},
 	"fio-network-caps/1m-seqwrite":  {{"disk.writes_per_s", 458, 0.02}},
 	"fio-thin-volume/120MBps":       {{"write.iops", 7324, 0.02}},
 	"fio-thin-volume/54MBps":        {{"write.iops", 3296, 0.02}, {"disk.util_pct", 100, 0.001}, {"disk.w_await_ms", 9.7, 0.03}},
@@ -72,7 +72,7 @@ var scenarioExpect = map[string][]struct {
 	"fio-hdd/seqread-1m":            {{"read.bw_kB_per_s", 125e6 / 1024, 0.05}},
 	"fio-hdd/randwrite-qd4":         {{"write.iops", 150, 0.15}},
 	"fio-hdd/randread-10g":          {{"read.iops", 160, 0.15}},
-	"fio-network-caps/4k-qd1-fsync": {{"sync.lat_ms.mean", 0.246, 0.05}},
+	"fio-network-caps/4k-qd1-fsync": {{"sync.lat_ms.mean", 0.221, 0.05}},
 }
 
 // The fio scenarios of scenarios/disk resolve (preset, file, case) to valid

@@ -25,6 +25,9 @@ type GaugeSeries struct {
 	n     int       // intervals whose peak has been initialised
 	value float64
 	last  sim.Time // time up to which area is integrated
+	// The interval index found last and its span [lo, hi), as in Series.
+	ci     int
+	lo, hi sim.Time // empty (hi <= lo) when no index is cached
 }
 
 // GaugePoint is one interval of a GaugeSeries, [Start, Start+Width). Width is
@@ -52,7 +55,7 @@ func NewGaugeSeries(interval time.Duration, maxPoints int) *GaugeSeries {
 // Set changes the value at time now.
 func (g *GaugeSeries) Set(now sim.Time, v float64) {
 	g.Advance(now)
-	i := int(now / sim.Time(g.width))
+	i := g.index(now)
 	g.initTo(i, v)
 	if v > g.peak[i] {
 		g.peak[i] = v
@@ -80,14 +83,13 @@ func (g *GaugeSeries) Advance(now sim.Time) {
 	}
 	// Make room for the interval holding now first, so that the loop below
 	// works at one fixed width.
-	for int(now/sim.Time(g.width)) >= len(g.area) {
+	for g.index(now) >= len(g.area) {
 		g.halve()
 	}
-	w := sim.Time(g.width)
 	for t := g.last; t < now; {
-		i := int(t / w)
+		i := g.index(t)
 		g.initTo(i, g.value) // the value held from before has positive time here
-		end := min(now, sim.Time(i+1)*w)
+		end := min(now, g.hi)
 		g.area[i] += g.value * float64(end-t)
 		t = end
 	}
@@ -116,6 +118,18 @@ func (g *GaugeSeries) halve() {
 	g.n = h
 	halve(g.area)
 	g.width *= 2
+	g.lo, g.hi = 0, 0
+}
+
+// index returns the interval that holds t (t >= 0) and caches its span.
+func (g *GaugeSeries) index(t sim.Time) int {
+	if t >= g.lo && t < g.hi {
+		return g.ci
+	}
+	w := sim.Time(g.width)
+	k := t / w
+	g.ci, g.lo, g.hi = int(k), k*w, (k+1)*w
+	return g.ci
 }
 
 // Len returns the number of points Points would return: the intervals with

@@ -29,6 +29,11 @@ type Series struct {
 	sums    []float64 // len == maxPoints; entries past the last point are 0
 	end     sim.Time  // latest time passed to Add or Advance
 	touched bool      // whether Add or Advance was ever called
+	// The interval index found last and the times it holds, [lo, hi]:
+	// most calls fall in the same interval as the one before, and a
+	// 64-bit division costs more than the rest of Add.
+	ci     int
+	lo, hi sim.Time // empty (hi < lo) when no index is cached
 }
 
 // Point is one interval of a Series: Sum accumulated over (Start, Start+Width].
@@ -55,7 +60,7 @@ func (p Point) Rate() float64 {
 // gets here), so a bad one panics.
 func NewSeries(interval time.Duration, maxPoints int) *Series {
 	checkSeriesArgs("NewSeries", interval, maxPoints)
-	return &Series{width: interval, sums: make([]float64, maxPoints)}
+	return &Series{width: interval, sums: make([]float64, maxPoints), lo: 1}
 }
 
 func checkSeriesArgs(fn string, interval time.Duration, maxPoints int) {
@@ -89,6 +94,7 @@ func (s *Series) Advance(now sim.Time) {
 	for s.index(now) >= len(s.sums) {
 		s.sums = halve(s.sums)
 		s.width *= 2
+		s.lo, s.hi = 1, 0
 	}
 }
 
@@ -97,7 +103,13 @@ func (s *Series) index(t sim.Time) int {
 	if t <= 0 {
 		return 0
 	}
-	return int((t - 1) / sim.Time(s.width))
+	if t >= s.lo && t <= s.hi {
+		return s.ci
+	}
+	w := sim.Time(s.width)
+	k := (t - 1) / w
+	s.ci, s.lo, s.hi = int(k), k*w+1, (k+1)*w
+	return s.ci
 }
 
 // halve merges adjacent pairs in place: x[i] = x[2i] + x[2i+1]. Entry 2i and
