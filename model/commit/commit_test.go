@@ -2,10 +2,10 @@ package commit
 
 import (
 	"math"
-	"strings"
 	"testing"
 	"time"
 
+	"simrun/internal/configtest"
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/workload"
@@ -120,27 +120,16 @@ func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default invalid: %v", err)
 	}
-	cases := []struct {
-		mutate func(*Config)
-		key    string
-	}{
-		{func(c *Config) { c.BinlogStorageEngine = "aria" }, "binlog_storage_engine"},
-		{func(c *Config) { c.FlushLogAtTrxCommit = 4 }, "innodb_flush_log_at_trx_commit"},
-		{func(c *Config) { c.SyncBinlog = -1 }, "sync_binlog"},
-		{func(c *Config) { c.BinlogRedoExtra = -1 }, "binlog_redo_extra"},
-		{func(c *Config) { c.Binlog.IBBFlushBatch = 0 }, "binlog.ibb_flush_batch"},
-		{func(c *Config) { c.Binlog.MaxBinlogSize = 1 }, "binlog.max_binlog_size"},
-		{func(c *Config) { c.CPU.Prepare = -1 }, "cpu.prepare"},
-		{func(c *Config) { c.CPU.Sync = sim.Duration(2 * time.Second) }, "cpu.sync"},
-	}
-	for _, tc := range cases {
-		c := DefaultConfig()
-		tc.mutate(&c)
-		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.key+":") {
-			t.Errorf("want an error naming %s, got %v", tc.key, err)
-		}
-	}
+	configtest.RejectsNaming(t, DefaultConfig, []configtest.Case[Config]{
+		configtest.Bad(func(c *Config) { c.BinlogStorageEngine = "aria" }, "binlog_storage_engine"),
+		configtest.Bad(func(c *Config) { c.FlushLogAtTrxCommit = 4 }, "innodb_flush_log_at_trx_commit"),
+		configtest.Bad(func(c *Config) { c.SyncBinlog = -1 }, "sync_binlog"),
+		configtest.Bad(func(c *Config) { c.BinlogRedoExtra = -1 }, "binlog_redo_extra"),
+		configtest.Bad(func(c *Config) { c.Binlog.IBBFlushBatch = 0 }, "binlog.ibb_flush_batch"),
+		configtest.Bad(func(c *Config) { c.Binlog.MaxBinlogSize = 1 }, "binlog.max_binlog_size"),
+		configtest.Bad(func(c *Config) { c.CPU.Prepare = -1 }, "cpu.prepare"),
+		configtest.Bad(func(c *Config) { c.CPU.Sync = sim.Duration(2 * time.Second) }, "cpu.sync"),
+	})
 }
 
 // The flush policy's meaning, decided in one place.

@@ -1,10 +1,10 @@
 package engine
 
 import (
-	"strings"
 	"testing"
 	"time"
 
+	"simrun/internal/configtest"
 	"simrun/model/disk"
 	"simrun/model/workload"
 	"simrun/sim"
@@ -269,32 +269,21 @@ func TestConfigValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default invalid: %v", err)
 	}
-	cases := []struct {
-		mutate func(*Config)
-		key    string
-	}{
-		{func(c *Config) { c.BufferPool.Size = sim.MiB }, "buffer_pool.size"},
-		{func(c *Config) { c.Redo.LogFileSize = sim.MiB }, "redo.log_file_size"},
-		{func(c *Config) { c.Redo.BlockSize = 3000 }, "redo.block_size"},
-		{func(c *Config) { c.Redo.FileBuffering = "maybe" }, "redo.log_file_buffering"},
-		{func(c *Config) { c.Redo.InitialLog = "old" }, "redo.initial_log"},
-		{func(c *Config) { c.Redo.BytesLoadRow = -1 }, "redo.bytes_load_row"},
-		{func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"},
-		{func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"},
-		{func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"},
-		{func(c *Config) { c.Flushing.FlushNeighbors = 3 }, "flushing.flush_neighbors"},
-		{func(c *Config) { c.Flushing.LRUScanDepth = 50 }, "flushing.lru_scan_depth"},
-		{func(c *Config) { c.Flushing.MaxDirtyPagesPctLWM = 95 }, "flushing.max_dirty_pages_pct_lwm"},
-		{func(c *Config) { c.Layout.RowsPerPage = 0 }, "layout.rows_per_page"},
-	}
-	for _, tc := range cases {
-		c := DefaultConfig()
-		tc.mutate(&c)
-		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.key+":") {
-			t.Errorf("want an error naming %s, got %v", tc.key, err)
-		}
-	}
+	configtest.RejectsNaming(t, DefaultConfig, []configtest.Case[Config]{
+		configtest.Bad(func(c *Config) { c.BufferPool.Size = sim.MiB }, "buffer_pool.size"),
+		configtest.Bad(func(c *Config) { c.Redo.LogFileSize = sim.MiB }, "redo.log_file_size"),
+		configtest.Bad(func(c *Config) { c.Redo.BlockSize = 3000 }, "redo.block_size"),
+		configtest.Bad(func(c *Config) { c.Redo.FileBuffering = "maybe" }, "redo.log_file_buffering"),
+		configtest.Bad(func(c *Config) { c.Redo.InitialLog = "old" }, "redo.initial_log"),
+		configtest.Bad(func(c *Config) { c.Redo.BytesLoadRow = -1 }, "redo.bytes_load_row"),
+		configtest.Bad(func(c *Config) { c.Flushing.IOCapacityMax = 100 }, "flushing.io_capacity_max"),
+		configtest.Bad(func(c *Config) { c.Flushing.AdaptiveFlushingLWM = 90 }, "flushing.adaptive_flushing_lwm"),
+		configtest.Bad(func(c *Config) { c.CPU.Insert = -1 }, "cpu.insert"),
+		configtest.Bad(func(c *Config) { c.Flushing.FlushNeighbors = 3 }, "flushing.flush_neighbors"),
+		configtest.Bad(func(c *Config) { c.Flushing.LRUScanDepth = 50 }, "flushing.lru_scan_depth"),
+		configtest.Bad(func(c *Config) { c.Flushing.MaxDirtyPagesPctLWM = 95 }, "flushing.max_dirty_pages_pct_lwm"),
+		configtest.Bad(func(c *Config) { c.Layout.RowsPerPage = 0 }, "layout.rows_per_page"),
+	})
 }
 
 func TestPctForLSN(t *testing.T) {

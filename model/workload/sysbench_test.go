@@ -2,9 +2,9 @@ package workload
 
 import (
 	"math"
-	"strings"
 	"testing"
 
+	"simrun/internal/configtest"
 	"simrun/sim"
 )
 
@@ -97,31 +97,20 @@ func TestValidate(t *testing.T) {
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Fatalf("default config invalid: %v", err)
 	}
-	cases := []struct {
-		mutate func(*Config)
-		key    string
-	}{
-		{func(c *Config) { c.Kind = "tpcc" }, "kind"},
-		{func(c *Config) { c.Sysbench.Threads = 0 }, "sysbench.threads"},
-		{func(c *Config) { c.Sysbench.Tables = -1 }, "sysbench.tables"},
-		{func(c *Config) { c.Sysbench.TableSize = 5 }, "sysbench.table_size"},
-		{func(c *Config) { c.Sysbench.RandType = "zipf" }, "sysbench.rand_type"},
-		{func(c *Config) { c.Sysbench.RandSpecPct = 0 }, "sysbench.rand_spec_pct"},
-		{func(c *Config) { c.Sysbench.RandSpecRes = 100 }, "sysbench.rand_spec_res"},
-		{func(c *Config) { c.Sysbench.Test = "oltp_read_only" }, "sysbench.test"},
-		{func(c *Config) {
+	configtest.RejectsNaming(t, DefaultConfig, []configtest.Case[Config]{
+		configtest.Bad(func(c *Config) { c.Kind = "tpcc" }, "kind"),
+		configtest.Bad(func(c *Config) { c.Sysbench.Threads = 0 }, "sysbench.threads"),
+		configtest.Bad(func(c *Config) { c.Sysbench.Tables = -1 }, "sysbench.tables"),
+		configtest.Bad(func(c *Config) { c.Sysbench.TableSize = 5 }, "sysbench.table_size"),
+		configtest.Bad(func(c *Config) { c.Sysbench.RandType = "zipf" }, "sysbench.rand_type"),
+		configtest.Bad(func(c *Config) { c.Sysbench.RandSpecPct = 0 }, "sysbench.rand_spec_pct"),
+		configtest.Bad(func(c *Config) { c.Sysbench.RandSpecRes = 100 }, "sysbench.rand_spec_res"),
+		configtest.Bad(func(c *Config) { c.Sysbench.Test = "oltp_read_only" }, "sysbench.test"),
+		configtest.Bad(func(c *Config) {
 			c.Sysbench.IndexUpdates, c.Sysbench.NonIndexUpdates, c.Sysbench.DeleteInserts = 0, 0, 0
-		}, "sysbench.index_updates"},
-		{func(c *Config) { c.Sysbench.ClientCPU = -1 }, "sysbench.client_cpu"},
-	}
-	for _, tc := range cases {
-		c := DefaultConfig()
-		tc.mutate(&c)
-		err := c.Validate()
-		if err == nil || !strings.Contains(err.Error(), tc.key+":") {
-			t.Errorf("want an error naming %s, got %v", tc.key, err)
-		}
-	}
+		}, "sysbench.index_updates"),
+		configtest.Bad(func(c *Config) { c.Sysbench.ClientCPU = -1 }, "sysbench.client_cpu"),
+	})
 }
 
 func BenchmarkNext(b *testing.B) {
