@@ -158,12 +158,18 @@ type Figures struct {
 	ClientCPUUs    float64 `json:"client_cpu_us_per_tx"`
 	QueriesPerTx   float64 `json:"queries_per_tx"`
 	StealPct       float64 `json:"machine_steal_pct"`
-	BusyPct        float64 `json:"machine_busy_pct"` // user+system+irq+softirq of all CPUs, % of all CPU time
-	Load           float64 `json:"loadavg_1min"`     // before the run: the machine is shared
-	LRUFlushedTx   float64 `json:"lru_pages_flushed_per_tx"`
-	WaitFreeTx     float64 `json:"free_page_waits_per_tx"`
-	CkptAgeMeanMB  float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
-	CkptAgeMaxMB   float64 `json:"checkpoint_age_max_mb"`
+	BusyPct        float64 `json:"machine_busy_pct"` // user+nice+system+irq+softirq of all CPUs, % of all CPU time
+	// OtherCPUPct is the CPU of everything but mariadbd and sysbench (other
+	// processes, niced or not, kernel threads, interrupts), % of all CPU
+	// time: the busy ticks less the two processes' own CPU. Above a few per
+	// cent the run shared its vCPUs, and a thread that wakes may wait a
+	// scheduler slice behind such a process (docs/realdb.md).
+	OtherCPUPct   float64 `json:"machine_other_cpu_pct"`
+	Load          float64 `json:"loadavg_1min"` // before the run: the machine is shared
+	LRUFlushedTx  float64 `json:"lru_pages_flushed_per_tx"`
+	WaitFreeTx    float64 `json:"free_page_waits_per_tx"`
+	CkptAgeMeanMB float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
+	CkptAgeMaxMB  float64 `json:"checkpoint_age_max_mb"`
 	// Pages written per transaction by page-cleaner source, from
 	// INNODB_METRICS (innodb_monitor_enable=module_buffer; 0 otherwise):
 	// furious flushing to the sync point, adaptive, idle/background, the
@@ -232,7 +238,12 @@ func (r Run) Derive() Figures {
 	if all > 0 {
 		t := r.CPU.MachineTicks
 		f.StealPct = 100 * float64(t["steal"]) / float64(all)
-		f.BusyPct = 100 * float64(t["user"]+t["nice"]+t["system"]+t["irq"]+t["softirq"]) / float64(all)
+		busy := t["user"] + t["nice"] + t["system"] + t["irq"] + t["softirq"]
+		f.BusyPct = 100 * float64(busy) / float64(all)
+		if hz := r.CPU.ClkTck; hz > 0 {
+			own := (r.CPU.ServerUser + r.CPU.ServerSys + r.CPU.ClientUser + r.CPU.ClientSys) * float64(hz)
+			f.OtherCPUPct = max(0, 100*(float64(busy)-own)/float64(all))
+		}
 	}
 	return f
 }

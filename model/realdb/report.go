@@ -54,7 +54,7 @@ func rng(p Point, c column) string {
 // server's alone and its system share are in the last columns.
 func MeasuredMarkdown(pts []Point) string {
 	var b strings.Builder
-	header(&b, "server CPU us/tx (sys)", "load")
+	header(&b, "server CPU us/tx (sys)", "others' CPU %", "load")
 	for _, p := range pts {
 		fmt.Fprintf(&b, "| %s | %d |", label(p.Setting), p.Setting.Threads)
 		for _, c := range columns {
@@ -63,6 +63,7 @@ func MeasuredMarkdown(pts []Point) string {
 		srv := p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean
 		sys := p.Range(func(f Figures) float64 { return f.ServerSysUs }).Mean
 		fmt.Fprintf(&b, " %.0f (%.0f) |", srv, sys)
+		b.WriteString(" " + rng(p, column{get: func(f Figures) float64 { return f.OtherCPUPct }, fmt: "%.0f"}) + " |")
 		b.WriteString(" " + loadRange(p) + " |\n")
 	}
 	return b.String()
