@@ -110,6 +110,12 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		QueriesPerTx: mean(func(f Figures) float64 { return f.QueriesPerTx }),
 	}
 
+	// A base run that shared its vCPUs carries the other processes in
+	// its CPU per transaction and round trip: say so beside the figures.
+	if o := base.Range(func(f Figures) float64 { return f.OtherCPUPct }); o.Max > sharedCPUPct {
+		note("warning: the base runs shared the vCPUs: processes other than mariadbd and sysbench took %.0f–%.0f %% of the machine's CPU (machine_other_cpu_pct); CPU per transaction and round trip include their effect (docs/realdb.md)", o.Min, o.Max)
+	}
+
 	e := &c.Engine
 	if err := c.applyVariables(vars, note); err != nil {
 		return Calibration{}, err
@@ -198,6 +204,12 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	}
 	return c, nil
 }
+
+// sharedCPUPct is the share of the machine's CPU that other processes may
+// take during a base run before calibration warns: a few per cent is the
+// kernel's own threads and the harness (1-10 % in the realdb host's clean
+// runs).
+const sharedCPUPct = 10
 
 // syncCPU is the server CPU per extra sync between two runs at 1 thread;
 // the device flushes per transaction count the syncs (one flush each).

@@ -3,6 +3,7 @@ package realdb
 import (
 	"encoding/json"
 	"math"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -270,5 +271,57 @@ func TestBinlogSyncCPU(t *testing.T) {
 		if got := binlogSyncCPU(pt(250, 0.01), tc.with, 150*time.Microsecond); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// Calibration warns when the base runs shared their vCPUs, and only then:
+// the committed quiet matrix's second base run had nice-19 builds on the
+// machine (others 68 %); with the others' ticks taken out of both runs
+// the warning goes.
+func TestCalibrateWarnsSharedCPU(t *testing.T) {
+	raw, err := os.ReadFile("../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fioJSON, err := os.ReadFile("../../docs/data/realdb/fio-2vcpu-quiet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := func(d *Doc) bool {
+		c, err := Calibrate(d, fioJSON)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range c.Notes {
+			if strings.HasPrefix(n, "warning: the base runs shared the vCPUs") {
+				return true
+			}
+		}
+		return false
+	}
+	d, err := Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !warned(d) {
+		t.Error("no warning for base runs with others' CPU at 4 and 68 %")
+	}
+	for i := range d.Runs {
+		r := &d.Runs[i]
+		if s := r.Setting; s.Binlog || s.Flush != 0 || s.Threads != 1 {
+			continue
+		}
+		// The machine's busy ticks become exactly the two processes' CPU.
+		tk := r.CPU.MachineTicks
+		own := int64((r.CPU.ServerUser + r.CPU.ServerSys + r.CPU.ClientUser + r.CPU.ClientSys) * float64(r.CPU.ClkTck))
+		busy := tk["user"] + tk["nice"] + tk["system"] + tk["irq"] + tk["softirq"]
+		tk["idle"] += busy - own
+		tk["user"], tk["nice"], tk["system"], tk["irq"], tk["softirq"] = own, 0, 0, 0, 0
+		if f := r.Derive(); f.OtherCPUPct > 0.1 {
+			t.Fatalf("test set-up: others' CPU %.2f %%, want 0", f.OtherCPUPct)
+		}
+	}
+	if warned(d) {
+		t.Error("warning for base runs that had the vCPUs to themselves")
 	}
 }
