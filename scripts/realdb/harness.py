@@ -74,6 +74,20 @@ PROCSTAT = ["user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal
 TICK = os.sysconf("SC_CLK_TCK")
 
 
+def others_cpu_pct(cpu):
+    """The machine's CPU that processes other than mariadbd and sysbench took,
+    % of all CPU time (model/realdb's machine_other_cpu_pct): above a few per
+    cent the run shared its vCPUs, nice or not (docs/realdb.md)."""
+    t = cpu["machine_ticks_delta"]
+    total = sum(t.values())
+    if total <= 0:
+        return 0.0
+    busy = sum(t.get(k, 0) for k in ("user", "nice", "system", "irq", "softirq"))
+    own = (cpu["mariadbd_utime_s"] + cpu["mariadbd_stime_s"] +
+           cpu["children_utime_s"] + cpu["children_stime_s"]) * cpu["clk_tck"]
+    return max(0.0, 100.0 * (busy - own) / total)
+
+
 def log(*a):
     print("[realdb %s]" % time.strftime("%H:%M:%S"), *a, file=sys.stderr, flush=True)
 
@@ -350,10 +364,10 @@ class Harness:
         tx = sb.get("transactions") or 0
         # /sys/block counts each fdatasync's empty preflush bio as a write
         # too; the device's writes are the writes less the flushes.
-        log("%-28s rep %d: %8.1f tps  p95 %6.2f ms  flush/tx %.3f  writes/tx %.3f  load %s" % (
+        log("%-28s rep %d: %8.1f tps  p95 %6.2f ms  flush/tx %.3f  writes/tx %.3f  load %s  others %.0f%%" % (
             label(point), rep, sb.get("tps", 0), sb.get("latency_ms", {}).get("p95", 0),
             d["flushes"] / tx if tx else 0, (d["writes"] - d["flushes"]) / tx if tx else 0,
-            after["loadavg"][0]))
+            after["loadavg"][0], others_cpu_pct(res["cpu"])))
         return res
 
     def sysbench_sampled(self, threads, seconds, samples):
