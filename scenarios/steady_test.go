@@ -288,3 +288,30 @@ func ageMetrics(tps, age []float64, async float64) result.Metrics {
 		"redo_lsn_bytes":    1e11,
 	}
 }
+
+// TestTwinFlag: the analytical twin flags a row whose simulated
+// throughput is more than 25 % from its MVA estimate, and only then; the
+// estimate itself does not depend on the simulated TPS.
+func TestTwinFlag(t *testing.T) {
+	c := studyCase(t, "Case2")
+	row := func(tps float64) result.Metrics {
+		return result.Metrics{
+			"tps": tps, "transactions": 1e6,
+			"commit_breakdown_ms": result.Metrics{"cpu": 0.55, "client_rtt": 0.9, "redo_write": 0.3, "redo_fsync": 0.9, "page_read": 0.01, "checkpoint_stall": 0.0},
+			"tx_per_group":        result.Metrics{"redo_sync": 6.0},
+		}
+	}
+	est := Twin(c, row(1)).TPS
+	if !(est > 0) {
+		t.Fatalf("twin estimate %v", est)
+	}
+	for _, tc := range []struct {
+		ratio   float64
+		flagged bool
+	}{{1, false}, {0.8, false}, {1.2, false}, {0.7, true}, {1.3, true}} {
+		tw := Twin(c, row(tc.ratio*est))
+		if tw.TPS != est || tw.Flagged != tc.flagged || math.Abs(tw.GapPct-100*(tc.ratio-1)) > 1e-6 {
+			t.Errorf("simulated %.1f× the twin: %+v, want flagged %v", tc.ratio, tw, tc.flagged)
+		}
+	}
+}
