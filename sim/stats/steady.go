@@ -135,7 +135,7 @@ func mser(xs []float64, b int) (trunc int, ok bool) {
 }
 
 // Period finds a recurrent cycle in a series from its sample
-// autocorrelation r(k) (Box and Jenkins, Time Series Analysis, §2.1): the
+// autocorrelation r(k) (Box and Jenkins, Time Series Analysis): the
 // lag of the highest local peak of r past its first zero crossing, when
 // that peak is significant, above Bartlett's 95 % band for a correlation
 // that is zero beyond the crossing, 1.96·sqrt((1 + 2·Σ_{j<q} r(j)²)/n)
@@ -150,15 +150,7 @@ func Period(xs []float64) int {
 	if maxLag < 2*MSERBatch+1 {
 		return 0
 	}
-	mean := 0.0
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(n)
-	c0 := 0.0
-	for _, x := range xs {
-		c0 += (x - mean) * (x - mean)
-	}
+	mean, c0 := meanSS(xs)
 	if !(c0 > 0) {
 		return 0
 	}
@@ -222,15 +214,20 @@ func BatchMeans(xs []float64, k int) (mean, halfWidth float64, batches int) {
 		}
 		means[i] = s / float64(b)
 	}
-	for _, x := range means {
-		mean += x
-	}
-	mean /= float64(k)
-	v := 0.0
-	for _, x := range means {
-		v += (x - mean) * (x - mean)
-	}
-	v /= float64(k - 1)
+	mean, ss := meanSS(means)
+	v := ss / float64(k-1)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
 	return mean, t * math.Sqrt(v/float64(k)), k
+}
+
+// meanSS returns the mean of xs and the sum of squared deviations from it.
+func meanSS(xs []float64) (mean, ss float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, ss
 }
