@@ -12,13 +12,26 @@ type Steady struct {
 	// (series.tps), IntervalS its interval width.
 	Series    string  `json:"series,omitempty"`
 	IntervalS float64 `json:"interval_s,omitempty"`
-	// TransientS is the start-up transient MSER-5 finds at the start of
+	// Rule is the truncation rule that judged the series: mser-5, or
+	// mser-cycle when the series repeats a cycle of CycleS seconds
+	// (MSER with overlapping cycle-long batches). CycleS is set whenever
+	// such a cycle was found, also when the run was too short to judge it.
+	Rule   string  `json:"rule,omitempty"`
+	CycleS float64 `json:"cycle_s,omitempty"`
+	// TransientS is the start-up transient the rule finds at the start of
 	// the measured window, in seconds; Settled is false when its minimum
 	// falls in the second half of the series (the run never settled).
 	TransientS float64 `json:"transient_s"`
 	Settled    bool    `json:"settled"`
+	// AgeHeldS is when the checkpoint age reached the level it is held at
+	// (within 5 %), FirstPassEndS when the redo log's first pass ended
+	// (estimated past the run's end when it had not), both in seconds of
+	// the measured window; absent when not judged.
+	AgeHeldS      float64 `json:"checkpoint_age_held_s,omitempty"`
+	FirstPassEndS float64 `json:"redo_first_pass_end_s,omitempty"`
 	// Mean and CI95 are the batch-means estimate of the series' mean after
-	// the transient and the half-width of its 95 % interval.
+	// the transient and the half-width of its 95 % interval (batches at
+	// least a cycle long when there is one).
 	Mean    float64 `json:"mean"`
 	CI95    float64 `json:"ci95"`
 	Batches int     `json:"batches"`

@@ -28,17 +28,86 @@ const MSERBatch = 5
 // minimum later means the run never settled, and is too short. Fewer than
 // four batches give (0, false).
 func MSER5(xs []float64) (trunc int, ok bool) {
-	m := len(xs) / MSERBatch
+	return mser(xs, MSERBatch)
+}
+
+// MSERCycle is MSER for a series that repeats a cycle of p intervals in
+// steady state (found by Period). MSER(d) is the squared standard error of
+// the mean of what is kept; MSER-5 estimates it from five-interval batch
+// means as if they were independent, which holds only when the series'
+// correlation time is shorter than a batch. A recurrent cycle keeps the
+// series correlated across the whole cycle, and MSER-5 then reads the phase
+// at which the run happens to end as a trend. Here the standard error is
+// estimated with batches one cycle long, overlapping (Meketon and Schmeiser
+// 1984, overlapping batch means): every window of p intervals in the kept
+// part, so that no phase is favoured,
+//
+//	MSER(d) = p · Σ_t (W_t − mean_d)² / (L · (L − p + 1)),   L = n − d,
+//
+// with W_t the mean of the p intervals from t. Averaging over a cycle is
+// how a steady-state cycle process is observed (Law, Simulation Modeling
+// and Analysis, steady-state cycle parameters): the window means of a
+// steady periodic process vary only by noise, while a transient or a trend
+// still shows in them. The candidates are every fifth interval, as in
+// MSER-5; at least three cycles are kept, and as in MSER-5 only a minimum
+// in the first half of the series is accepted. It returns (0, false) when
+// the series is too short for the cycle (CycleUsable).
+func MSERCycle(xs []float64, p int) (trunc int, ok bool) {
+	n := len(xs)
+	if !CycleUsable(n, p) {
+		return 0, false
+	}
+	sum := make([]float64, n+1) // prefix sums
+	for i, x := range xs {
+		sum[i+1] = sum[i] + x
+	}
+	best, bestD := math.Inf(1), 0
+	for d := 0; n-d >= 3*p; d += MSERBatch {
+		l := n - d
+		mean := (sum[n] - sum[d]) / float64(l)
+		ss := 0.0
+		for t := d; t+p <= n; t++ {
+			w := (sum[t+p]-sum[t])/float64(p) - mean
+			ss += w * w
+		}
+		if v := float64(p) * ss / (float64(l) * float64(l-p+1)); v < best {
+			best, bestD = v, d
+		}
+	}
+	return bestD, bestD <= n/2
+}
+
+// CycleUsable reports whether MSERCycle can judge a series of n intervals
+// with a cycle of p: its last candidate, which keeps three cycles, must lie
+// in the second half. MinCycleRun is the shortest such n.
+func CycleUsable(n, p int) bool {
+	return p >= 1 && (n-3*p)/MSERBatch*MSERBatch > n/2
+}
+
+// MinCycleRun is the shortest series, in intervals, that MSERCycle can
+// judge with a cycle of p intervals.
+func MinCycleRun(p int) int {
+	n := 6 * p
+	for !CycleUsable(n, p) {
+		n++
+	}
+	return n
+}
+
+// mser is MSER with batches of b observations, candidates at every batch
+// boundary.
+func mser(xs []float64, b int) (trunc int, ok bool) {
+	m := len(xs) / b
 	if m < 4 {
 		return 0, false
 	}
 	z := make([]float64, m)
 	for j := range z {
 		s := 0.0
-		for _, x := range xs[j*MSERBatch : (j+1)*MSERBatch] {
+		for _, x := range xs[j*b : (j+1)*b] {
 			s += x
 		}
-		z[j] = s / MSERBatch
+		z[j] = s / float64(b)
 	}
 	// Suffix sums give every MSER(d) in one backward pass. The last two
 	// candidates keep fewer than three batches, where a zero variance would
@@ -62,7 +131,56 @@ func MSER5(xs []float64) (trunc int, ok bool) {
 			best, bestD = mser[d], d
 		}
 	}
-	return bestD * MSERBatch, bestD <= m/2
+	return bestD * b, bestD <= m/2
+}
+
+// Period finds a recurrent cycle in a series from its sample
+// autocorrelation r(k) (Box and Jenkins, Time Series Analysis): the
+// lag of the highest local peak of r past its first zero crossing, when
+// that peak is significant, above Bartlett's 95 % band for a correlation
+// that is zero beyond the crossing, 1.96·sqrt((1 + 2·Σ_{j<q} r(j)²)/n)
+// (Bartlett 1946; q the crossing). Lags run from 2·MSERBatch (shorter
+// cycles are averaged within MSER-5's batches) to n/3, so that the cycle
+// repeats at least three times in the series. It returns 0 when there is
+// no significant cycle; a trend has no peak past its crossing, so it is
+// never read as a cycle.
+func Period(xs []float64) int {
+	n := len(xs)
+	maxLag := n / 3
+	if maxLag < 2*MSERBatch+1 {
+		return 0
+	}
+	mean, c0 := meanSS(xs)
+	if !(c0 > 0) {
+		return 0
+	}
+	r := make([]float64, maxLag+2)
+	for k := range r {
+		c := 0.0
+		for i := 0; i+k < n; i++ {
+			c += (xs[i] - mean) * (xs[i+k] - mean)
+		}
+		r[k] = c / c0
+	}
+	q := 1
+	for q <= maxLag && r[q] >= 0 {
+		q++
+	}
+	if q > maxLag {
+		return 0
+	}
+	sum := 0.0
+	for j := 1; j < q; j++ {
+		sum += r[j] * r[j]
+	}
+	band := 1.96 * math.Sqrt((1+2*sum)/float64(n))
+	best, lag := band, 0
+	for k := max(q, 2*MSERBatch); k <= maxLag; k++ {
+		if r[k] > r[k-1] && r[k] >= r[k+1] && r[k] > best {
+			best, lag = r[k], k
+		}
+	}
+	return lag
 }
 
 // BatchMeans estimates the mean of a stationary but autocorrelated series
@@ -96,15 +214,20 @@ func BatchMeans(xs []float64, k int) (mean, halfWidth float64, batches int) {
 		}
 		means[i] = s / float64(b)
 	}
-	for _, x := range means {
-		mean += x
-	}
-	mean /= float64(k)
-	v := 0.0
-	for _, x := range means {
-		v += (x - mean) * (x - mean)
-	}
-	v /= float64(k - 1)
+	mean, ss := meanSS(means)
+	v := ss / float64(k-1)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
 	return mean, t * math.Sqrt(v/float64(k)), k
+}
+
+// meanSS returns the mean of xs and the sum of squared deviations from it.
+func meanSS(xs []float64) (mean, ss float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		ss += (x - mean) * (x - mean)
+	}
+	return mean, ss
 }

@@ -101,3 +101,94 @@ func TestBatchMeansShort(t *testing.T) {
 		t.Errorf("BatchMeans of 3 points = %v, %v, %d; want 2, NaN, 0", m, h, k)
 	}
 }
+
+// dips returns n intervals of a throughput level with a dip to depth for
+// width intervals every period intervals, the first at first: the shape
+// of a page cleaner's recurrent flush bursts. The period is jittered by up
+// to ±jitter intervals per cycle, from the stream.
+func dips(s *sim.Stream, n int, level, depth float64, period, width, first, jitter int) []float64 {
+	xs := noise(s, n, level, 0.3, 0.01*level)
+	for at := first; at < n; at += period + int(s.Float64()*float64(2*jitter+1)) - jitter {
+		for i := at; i < at+width && i < n; i++ {
+			xs[i] -= depth
+		}
+	}
+	return xs
+}
+
+// TestPeriod: the autocorrelation finds a recurrent cycle, and finds none
+// in noise or in a trend.
+func TestPeriod(t *testing.T) {
+	s := sim.NewStream(3, "period")
+	trend := noise(s, 300, 0, 0.5, 1)
+	for i := range trend {
+		trend[i] += 0.05 * float64(i)
+	}
+	tests := []struct {
+		reason   string
+		xs       []float64
+		min, max int
+	}{
+		{"dips every 80 intervals", dips(s, 300, 6000, 3000, 80, 25, 10, 0), 79, 81},
+		{"dips every ~96 intervals, jittered by ±4", dips(s, 300, 6000, 3000, 96, 25, 20, 4), 90, 102},
+		{"AR(1) noise, phi 0.8", noise(s, 300, 100, 0.8, 1), 0, 0},
+		{"a slow trend", trend, 0, 0},
+		{"too short for three cycles of the shortest lag", []float64{1, 2, 1, 2, 1, 2}, 0, 0},
+	}
+	for _, tc := range tests {
+		if p := Period(tc.xs); p < tc.min || p > tc.max {
+			t.Errorf("%s: Period = %d, want %d..%d", tc.reason, p, tc.min, tc.max)
+		}
+	}
+}
+
+// TestMSERCycle: a steady process that repeats a cycle settles under
+// cycle-long batches, with the start-up transient cut; the same process
+// with a slow trend, or one seen for too few cycles, does not. MSER-5 on
+// the periodic series reads the phase at its end as a trend, which is why
+// the cycle is batched whole.
+func TestMSERCycle(t *testing.T) {
+	s := sim.NewStream(5, "cycle")
+	const n, p = 600, 80
+	withTransient := func(xs []float64) []float64 {
+		for i := range xs {
+			xs[i] -= 1500 * math.Exp(-float64(i)/15)
+		}
+		return xs
+	}
+	trend := func(xs []float64) []float64 {
+		for i := range xs {
+			xs[i] *= 0.9 + 0.1*float64(i)/n // +10 % over the run
+		}
+		return xs
+	}
+	periodic := dips(s, n, 6000, 3000, p, 25, 70, 2)
+	if d, ok := MSER5(periodic); ok {
+		// The motivating failure: five-interval batches read the dips as
+		// a trend and cut in the second half.
+		t.Errorf("MSER-5 settles the periodic series at %d: the test no longer shows why cycles are batched whole", d)
+	}
+	tests := []struct {
+		reason   string
+		xs       []float64
+		p        int
+		min, max int
+		ok       bool
+	}{
+		{"steady dips every 80 intervals", periodic, p, 0, 100, true},
+		{"the same after an exponential transient (time constant 15)", withTransient(dips(s, n, 6000, 3000, p, 25, 70, 2)), p, 30, 150, true},
+		{"the same on a +10 % trend", trend(dips(s, n, 6000, 3000, p, 25, 70, 2)), p, n / 2, n, false},
+		{"six cycles only: cannot reject a trend", periodic[:6*p], p, 0, 0, false},
+		{"no cycle", periodic, 0, 0, 0, false},
+	}
+	for _, tc := range tests {
+		d, ok := MSERCycle(tc.xs, tc.p)
+		t.Logf("%s: %d %v", tc.reason, d, ok)
+		if ok != tc.ok || d < tc.min || d > tc.max || d%MSERBatch != 0 {
+			t.Errorf("%s: MSERCycle = %d, %v; want %d..%d, %v", tc.reason, d, ok, tc.min, tc.max, tc.ok)
+		}
+	}
+	if n := MinCycleRun(96); n <= 6*96 || !CycleUsable(n, 96) || CycleUsable(n-1, 96) {
+		t.Errorf("MinCycleRun(96) = %d", n)
+	}
+}
