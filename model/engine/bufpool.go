@@ -15,6 +15,27 @@ const (
 	lsnMask    uint64 = pgIOFix - 1
 )
 
+// The buffer pool's memory is allocated in extents of 8 MiB, and each
+// extent begins with the block descriptors (buf_block_t) of its own frames,
+// so a 16 KiB-page extent holds floor(8 MiB / (16 KiB + descriptor)) frames
+// (MariaDB >= 10.11.12, buf0buf.cc first_page() and pages_in_extent[];
+// innodb_buffer_pool_extent_size in buf0buf.h). sizeof(buf_block_t) is not
+// in the source as a number: the realdb host's Innodb_buffer_pool_pages_total
+// (162,240 for 2560M, 259,584 for 4G: 507 per extent) puts it in (128, 161]
+// bytes.
+const (
+	poolExtent      = 8 << 20
+	blockDescriptor = 160
+)
+
+// PoolFrames returns the page frames of a buffer pool of size bytes.
+func PoolFrames(size sim.Bytes) int {
+	per := int64(poolExtent / (PageSize + blockDescriptor))
+	n := int64(size) / poolExtent * per
+	n += int64(size) % poolExtent / (PageSize + blockDescriptor)
+	return int(max(n, 1))
+}
+
 // BufferPool tracks, per page id, whether the page is resident and its
 // oldest modification LSN (0 = clean), and keeps dirty pages in a flush
 // list ordered by that LSN. A page's oldest-modification LSN is set when it

@@ -86,6 +86,9 @@ func poolProperties(e *Engine) string {
 	if b.Free() < 0 {
 		return fmt.Sprintf("free list %d < 0", b.Free())
 	}
+	if all := PoolFrames(e.cfg.BufferPool.Size); b.frames+e.nonLeaf != all || e.nonLeaf <= 0 {
+		return fmt.Sprintf("%d data frames + %d non-leaf pages, want the pool's %d frames", b.frames, e.nonLeaf, all)
+	}
 	dirty, resident := 0, 0
 	for p := range b.word {
 		w := b.word[p]

@@ -33,6 +33,7 @@ type Engine struct {
 	cl   *cleaner
 
 	tables, clustered, secondary, perTable int
+	nonLeaf                                int // non-leaf index pages, resident for good
 	rsegBase                               int32
 	rsegNext                               int
 	files                                  []*disk.File // per table
@@ -109,6 +110,14 @@ type stallWaiter struct {
 // (innodb_flush_log_at_trx_commit 1 or 3), which redo.log_file_buffering
 // "auto" depends on.
 func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, syncAtCommit bool) (*Engine, error) {
+	return newEngine(env, cfg, wl, vol, src, syncAtCommit, true)
+}
+
+// newEngine is New; mariadbPool lays the buffer pool out as MariaDB 10.11
+// does (PoolFrames, the non-leaf index pages resident), otherwise the pool
+// is size/PageSize frames of data pages (a bulk loader's MySQL 5.1 engine,
+// whose index trees hold their own non-leaf pages).
+func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, syncAtCommit, mariadbPool bool) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -125,7 +134,16 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 		return nil, fmt.Errorf("workload: %d tables x %d rows need %d pages; at most %d are modelled", wl.Tables, wl.TableSize, npages, 1<<30)
 	}
 	e.rsegBase = int32(e.tables * e.perTable)
+	// The non-leaf pages of every index are hot on every lookup and never
+	// leave the pool: they hold frames the data pages cannot use.
 	frames := int(int64(cfg.BufferPool.Size) / PageSize)
+	if mariadbPool {
+		e.nonLeaf = e.tables * (nonLeafPages(e.clustered, clusteredNodePtr) + nonLeafPages(e.secondary, secondaryNodePtr))
+		frames = PoolFrames(cfg.BufferPool.Size) - e.nonLeaf
+	}
+	if frames < 1 {
+		return nil, fmt.Errorf("engine.buffer_pool.size: %v leaves no frame beyond the %d non-leaf index pages", cfg.BufferPool.Size, e.nonLeaf)
+	}
 	e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
 	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(syncAtCommit), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
 	e.files = make([]*disk.File, e.tables)
@@ -149,6 +167,28 @@ func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src S
 	e.flushedSeries = stats.NewSeries(time.Second, 3600)
 	e.ageSeries = stats.NewGaugeSeries(time.Second, 3600)
 	return e, nil
+}
+
+// Node-pointer records of the sysbench indexes (rem0rec.cc layouts): a
+// 5-byte compact header, the key and the 4-byte child page number; the key
+// of index k's pointers is (k, id), since a non-unique secondary index
+// carries the primary key.
+const (
+	clusteredNodePtr = 5 + 4 + 4
+	secondaryNodePtr = 5 + 4 + 4 + 4
+)
+
+// nonLeafPages returns the pages above leaves leaves of an index filled in
+// key order (sysbench prepare loads by id; index k is a sorted build), whose
+// non-leaf pages end 15/16 full as its leaves do (seqReserve).
+func nonLeafPages(leaves, ptr int) int {
+	per := (PageUsable - seqReserve) / ptr
+	n := 0
+	for l := leaves; l > 1; {
+		l = (l + per - 1) / per
+		n += l
+	}
+	return n
 }
 
 // Start starts the background threads: the page cleaner, the once-per-second
@@ -776,7 +816,8 @@ type Stats struct {
 	FlushAheadIters     int64
 	FuriousIters        int64
 	Hits, Misses        int64
-	BPFrames            int
+	BPFrames            int // frames of the pool (PoolFrames), the non-leaf pages' included
+	NonLeafPages        int // frames the non-leaf index pages hold
 	DataPages           int
 	LSNBytes            uint64 // redo generated in the window
 	RedoDevBytes        int64
@@ -819,7 +860,8 @@ func (e *Engine) Stats() Stats {
 		FuriousIters:        e.FuriousOn,
 		Hits:                e.BP.Hits,
 		Misses:              e.BP.Misses,
-		BPFrames:            e.BP.frames,
+		BPFrames:            e.BP.frames + e.nonLeaf,
+		NonLeafPages:        e.nonLeaf,
 		DataPages:           e.BP.npages,
 		LSNBytes:            r.lsn - r.startLSN,
 		RedoDevBytes:        r.DevBytes,

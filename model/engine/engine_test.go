@@ -331,3 +331,32 @@ func TestFlushAheadTargets(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolFrames checks the extent layout against the realdb host's
+// Innodb_buffer_pool_pages_total and the non-leaf pages against the
+// levels a 15/16 fill gives.
+func TestPoolFrames(t *testing.T) {
+	for _, tc := range []struct {
+		size sim.Bytes
+		want int
+	}{
+		{2560 * sim.MiB, 162_240}, // measured, docs/data/realdb/caps-2vcpu-10x1M-bp2560M-redo2G.json
+		{4 * sim.GiB, 259_584},    // measured, caps-2vcpu-10x1M-bp4G-redo96M.json
+		{64 * sim.MiB, 8 * 507},
+		{64*sim.MiB + 4*sim.MiB, 8*507 + 253},
+	} {
+		if got := PoolFrames(tc.size); got != tc.want {
+			t.Errorf("PoolFrames(%v) = %d, want %d", tc.size, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ leaves, ptr, want int }{
+		{1, clusteredNodePtr, 0},
+		{13_889, clusteredNodePtr, 12 + 1}, // 1,171 pointers a page
+		{1_000, secondaryNodePtr, 2 + 1},   // 895 a page
+		{1_171*1_171 + 1, clusteredNodePtr, 1_172 + 2 + 1},
+	} {
+		if got := nonLeafPages(tc.leaves, tc.ptr); got != tc.want {
+			t.Errorf("nonLeafPages(%d, %d) = %d, want %d", tc.leaves, tc.ptr, got, tc.want)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func NewForTablespace(env *sim.Env, cfg Config, pages int, vol *disk.Volume, src
 	cfg.Layout.SecondaryPerPage = 8192
 	wl := workload.DefaultSysbench()
 	wl.Tables, wl.TableSize = 1, int64(pages)
-	e, err := New(env, cfg, wl, vol, src, syncAtCommit)
+	e, err := newEngine(env, cfg, wl, vol, src, syncAtCommit, false)
 	if e != nil {
 		e.loader = true // the loader's FlushLRU/MakeRoom replace the cleaner's LRU batch
 	}
