@@ -64,6 +64,7 @@ type MTAConfig struct {
 	PendingJobsSizeMax sim.Bytes    `toml:"pending_jobs_size_max" unit:"bytes" doc:"replica_pending_jobs_size_max: bytes of events the coordinator may have queued to workers and not yet executed; default 128MiB (WL#11348)"`
 	CheckpointGroup    int          `toml:"checkpoint_group" unit:"transactions" doc:"replica_checkpoint_group: capacity of the coordinator's group assigned queue (GAQ); when that many transactions were assigned since the last checkpoint the coordinator forces one, and waits if the oldest has not committed; MySQL default 512, range 32..524280"`
 	CheckpointPeriod   sim.Duration `toml:"checkpoint_period" unit:"duration" doc:"replica_checkpoint_period: the coordinator also checkpoints when this much time has passed since the last one; MySQL default 300ms"`
+	GTIDOnly           bool         `toml:"gtid_only" doc:"the channel's GTID_ONLY option; MySQL default 0 (Master_info, sql/rpl_mi.cc): the worker updates its mysql.slave_worker_info row in every transaction and each checkpoint commits the relay-log info row in its own transaction, waiting for the redo flush when the redo log is on; 1 skips both (the CSA requires 1)"`
 }
 
 // CSAConfig holds the Change Stream Applier's own settings.

@@ -77,6 +77,7 @@ type MTAMetrics struct {
 	WaitMemoryS        float64 `json:"wait_memory_s"`
 	WaitRelayS         float64 `json:"wait_relay_s"`
 	GAQWaitS           float64 `json:"gaq_wait_s"`
+	CheckpointWaitS    float64 `json:"checkpoint_wait_s"`
 	Checkpoints        int64   `json:"checkpoints"`
 }
 

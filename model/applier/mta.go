@@ -14,10 +14,11 @@ const (
 	csWaitWorker        // every worker holds a transaction
 	csWaitMem           // replica_pending_jobs_size_max reached
 	csWaitGAQ           // GAQ full (replica_checkpoint_group) and its oldest transaction not committed
+	csWaitCkpt          // a checkpoint's relay-log info commit waits for the redo flush
 	csN
 )
 
-var mtaStateNames = [csN]string{"busy", "wait_relay", "hol_blocked", "wait_worker", "wait_memory", "wait_gaq"}
+var mtaStateNames = [csN]string{"busy", "wait_relay", "hol_blocked", "wait_worker", "wait_memory", "wait_gaq", "wait_checkpoint_flush"}
 
 // mta is the multi-threaded applier with LOGICAL_CLOCK scheduling
 // (Mts_submode_logical_clock): one coordinator reads the relay log in
@@ -47,7 +48,7 @@ type mta struct {
 	since sim.Time
 	acc   [csN]int64
 
-	gtidDone, dispatchDone, workerStart, applyDone, freeWorker, resume, ckptDone func(any)
+	gtidDone, dispatchDone, workerStart, applyDone, freeWorker, resume, ckptDone, ckptDurable func(any)
 }
 
 func newMTA(r *replica) *mta {
@@ -60,6 +61,7 @@ func newMTA(r *replica) *mta {
 	m.freeWorker = m.onFreeWorker
 	m.resume = m.onResume
 	m.ckptDone = m.onCheckpoint
+	m.ckptDurable = m.onCheckpointDurable
 	return m
 }
 
@@ -153,12 +155,29 @@ func (m *mta) checkpoint() bool {
 	return true
 }
 
-// onCheckpoint: the checkpoint's CPU is done. Its relay-log info update is
-// not made to wait for a redo flush (not established from the source; see
-// docs/model-applier.md).
+// onCheckpoint: the checkpoint's CPU is done. Unless the channel is
+// GTID_ONLY, mta_checkpoint_routine then writes the relay-log info row
+// (Relay_log_info::flush_info), which System_table_access::close_table
+// commits as a transaction of the coordinator's own; with the redo log on
+// (innodb_flush_log_at_trx_commit=1) that commit waits in trx_flush_logs
+// until its redo is durable, and the coordinator resumes one wake-up
+// later.
 func (m *mta) onCheckpoint(any) {
+	r := m.r
+	if redo := r.srv.Redo(); redo != nil && !r.cfg.MTA.GTIDOnly {
+		lsn := redo.Append(int64(r.cfg.Storage.RedoPerUpdate) + int64(r.cfg.Storage.RedoPerTrx))
+		m.set(csWaitCkpt)
+		redo.WaitDurable(lsn, m.ckptDurable, nil)
+		return
+	}
 	m.busy = false
 	m.step()
+}
+
+func (m *mta) onCheckpointDurable(any) {
+	m.busy = false
+	m.waking = true
+	m.r.cpu.Wake(m.r.wake, m.resume, nil)
 }
 
 func (m *mta) onGTID(any) {
@@ -177,7 +196,9 @@ func (m *mta) onDispatched(a any) {
 
 // kick wakes the coordinator if what it waits for may have happened; the
 // coordinator sleeps on a condition variable, so it resumes one wake-up
-// latency later.
+// latency later. Waiting for a free worker it does not sleep:
+// get_least_occupied_worker polls get_free_worker in a sched_yield loop,
+// so it sees a freed worker at once (the spin's CPU is not charged).
 func (m *mta) kick() {
 	if m.busy || m.waking {
 		return
@@ -193,9 +214,10 @@ func (m *mta) kick() {
 			return
 		}
 	case csWaitWorker:
-		if len(m.free) == 0 {
-			return
+		if len(m.free) > 0 {
+			m.step()
 		}
+		return
 	case csWaitMem:
 		if m.pending > 0 && m.pending+r.trxBytes > m.memoryLimit() {
 			return
@@ -216,10 +238,19 @@ func (m *mta) onResume(any) {
 	m.step()
 }
 
+// onWorkerStart: the worker applies the transaction. Unless the channel
+// is GTID_ONLY, its Xid event also updates the worker's row of
+// mysql.slave_worker_info inside the transaction (commit_positions ->
+// Slave_worker::flush_info): one more row update, CPU and redo.
 func (m *mta) onWorkerStart(a any) {
 	w := a.(*worker)
-	w.set(m.r.env.Now(), wsApply)
-	m.r.execute(w, m.r.inflateCost, m.applyDone)
+	r := m.r
+	w.set(r.env.Now(), wsApply)
+	if r.cfg.MTA.GTIDOnly {
+		r.execute(w, r.inflateCost, m.applyDone)
+		return
+	}
+	r.executeExtraRow(w, r.inflateCost, m.applyDone)
 }
 
 func (m *mta) onApplied(a any) {
@@ -282,6 +313,7 @@ func (m *mta) metrics(out *Metrics, elapsed time.Duration) {
 		WaitMemoryS:        time.Duration(m.acc[csWaitMem]).Seconds(),
 		WaitRelayS:         time.Duration(m.acc[csWaitRelay]).Seconds(),
 		GAQWaitS:           time.Duration(m.acc[csWaitGAQ]).Seconds(),
+		CheckpointWaitS:    time.Duration(m.acc[csWaitCkpt]).Seconds(),
 		Checkpoints:        m.checkpoints,
 	}
 	out.MemoryLimitBytes = m.memoryLimit()

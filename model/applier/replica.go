@@ -453,6 +453,13 @@ func (r *replica) execute(w *worker, pre time.Duration, done func(any)) {
 	w.sess.Execute(pre+r.applyCost(), r.nUpd, done, w)
 }
 
+// executeExtraRow is execute with one more row updated in the same
+// transaction (the MTA worker's mysql.slave_worker_info row), at the cost
+// of a sysbench row.
+func (r *replica) executeExtraRow(w *worker, pre time.Duration, done func(any)) {
+	w.sess.Execute(pre+r.applyCost()+sim.SampleDuration(r.updDist, r.updRNG), r.nUpd+1, done, w)
+}
+
 // commitUnordered commits w's transaction on its session (no commit
 // order): the engine commit's CPU, then, with the redo log on, the wait
 // for durability (log_write_up_to in the committing thread).

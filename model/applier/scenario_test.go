@@ -192,11 +192,12 @@ func TestMatrix(t *testing.T) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	// The target is 15 %. With the WRITESET dependencies MySQL records the
-	// MTA's DEFAULT 10-update figure is +21 % and the CSA's -14 %
-	// (docs/validation.md, "What WRITESET leaves unexplained"): that pair,
-	// a known miss, is held to the 25 % it meets so that a change making
-	// it worse fails; every other published figure keeps the 15 % target.
+	// The target is 15 %. With the WRITESET dependencies MySQL records and
+	// MySQL 9.7.2's mechanisms the MTA's DEFAULT 10-update figure is +17 %
+	// and the CSA's -18 % (docs/validation.md, "What WRITESET leaves
+	// unexplained"): that pair, a known miss, is held to the 25 % it meets
+	// so that a change making it worse fails; every other published figure
+	// keeps the 15 % target.
 	knownMiss := map[string]bool{"default-10u-online-mta": true, "default-10u-online-csa": true}
 	for _, name := range names {
 		bound := 0.15

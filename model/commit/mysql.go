@@ -16,26 +16,29 @@ import (
 // COMMIT_ORDER_FLUSH_STAGE. The MariaDB flavour is Pipeline.
 
 // Redo is InnoDB's redo log with innodb_flush_log_at_trx_commit=1 as MySQL
-// 8.0+ runs it (log0write.cc): committers wait until the flushed LSN passes
-// theirs; one flush (the write of everything not yet written, then an
-// fsync of the preallocated log file) covers every waiter that arrived
-// before it started, and the flusher starts the next as soon as one ends
-// if anyone is still waiting. ALTER INSTANCE DISABLE INNODB REDO_LOG is a
-// server without a Redo.
+// 8.0+ runs it (storage/innobase/log/log0write.cc): the log_writer thread
+// writes whatever the log buffer holds beyond the written LSN, one write
+// at a time, and the log_flusher thread fsyncs the (preallocated) log file
+// whenever flushed_to_disk_lsn < write_lsn. Neither waits for a committer
+// to ask: they run as long as transactions produce redo. A committer waits
+// until the flushed LSN passes its own. ALTER INSTANCE DISABLE INNODB
+// REDO_LOG is a server without a Redo.
 type Redo struct {
-	file    *disk.File
-	src     disk.Source
-	lsn     int64
-	written int64
-	flushed int64
-	target  int64
-	busy    bool
-	waiters []redoWait
-	ready   []redoWait
+	file        *disk.File
+	src         disk.Source
+	lsn         int64
+	written     int64 // acknowledged writes end here
+	writeTarget int64 // end of the write in flight
+	flushed     int64
+	target      int64 // the flush in flight makes the log durable up to here
+	writing     bool
+	busy        bool // a flush (fsync) is in flight
+	waiters     []redoWait
+	ready       []redoWait
 
 	// Flushes and Waiters (summed over flushes) since ResetStats.
 	Flushes, Waiters int64
-	synced           func(any)
+	synced, wrote    func(any)
 }
 
 type redoWait struct {
@@ -47,13 +50,15 @@ type redoWait struct {
 // NewRedo returns the redo log writing to file (preallocated) under src.
 func NewRedo(file *disk.File, src disk.Source) *Redo {
 	l := &Redo{file: file, src: src}
-	l.synced = l.onSynced
+	l.synced, l.wrote = l.onSynced, l.onWritten
 	return l
 }
 
-// Append adds n bytes of redo and returns the new LSN.
+// Append adds n bytes of redo and returns the new LSN; the log writer
+// picks them up.
 func (l *Redo) Append(n int64) int64 {
 	l.lsn += n
+	l.write()
 	return l.lsn
 }
 
@@ -68,18 +73,40 @@ func (l *Redo) WaitDurable(lsn int64, done func(any), arg any) {
 		return
 	}
 	l.waiters = append(l.waiters, redoWait{lsn, done, arg})
-	if !l.busy {
-		l.flush()
-	}
+	l.write()
+	l.flush()
 }
 
-func (l *Redo) flush() {
-	l.busy = true
-	l.target = l.lsn
-	if l.target > l.written {
-		l.file.Append(l.target-l.written, l.src, nil, nil)
-		l.written = l.target
+// write is the log writer: one write of everything not yet written.
+func (l *Redo) write() {
+	if l.writing || l.lsn <= l.written {
+		return
 	}
+	l.writing = true
+	l.writeTarget = l.lsn
+	l.file.Append(l.writeTarget-l.written, l.src, l.wrote, nil)
+	l.flush()
+}
+
+func (l *Redo) onWritten(any) {
+	l.written = l.writeTarget
+	l.writing = false
+	l.write()
+	l.flush()
+}
+
+// flush is the log flusher: an fsync whenever something written (or being
+// written: the fsync waits for the file's earlier writes) is not durable.
+func (l *Redo) flush() {
+	end := l.written
+	if l.writing {
+		end = l.writeTarget
+	}
+	if l.busy || end <= l.flushed {
+		return
+	}
+	l.busy = true
+	l.target = end
 	l.file.Sync(l.synced, nil)
 }
 
@@ -102,9 +129,7 @@ func (l *Redo) onSynced(any) {
 	l.Waiters += int64(len(l.ready))
 	// The flusher loops on its own: the next flush starts before the
 	// waiters of this one are told.
-	if len(l.waiters) > 0 {
-		l.flush()
-	}
+	l.flush()
 	for i, w := range l.ready {
 		l.ready[i] = redoWait{}
 		w.done(w.arg)

@@ -25,9 +25,9 @@ func constVolume(t *testing.T, env *sim.Env) *disk.Volume {
 	return v
 }
 
-// One flush serves every waiter that arrived before it started; those that
-// arrive during it are served together by the next one, which the flusher
-// starts at once.
+// The log writer writes what the buffer holds, one write at a time; the
+// flusher fsyncs whatever is written or being written, back to back, and
+// a flush serves every waiter its LSN covers.
 func TestRedoFlushGroups(t *testing.T) {
 	env := sim.New(1)
 	v := constVolume(t, env)
@@ -44,9 +44,12 @@ func TestRedoFlushGroups(t *testing.T) {
 		}
 	}, nil)
 	env.Run()
-	// flush 1: write 300 us + fsync 200 us; flush 2 starts at 500 us.
-	want := []sim.Time{sim.At(500 * time.Microsecond), sim.At(500 * time.Microsecond), sim.At(500 * time.Microsecond),
-		sim.At(time.Millisecond), sim.At(time.Millisecond)}
+	// The first Append starts write 1 (bytes 0-100, 0-300 us) and flush 1
+	// (its fsync waits for write 1, then 200 us: 500 us). Write 2 takes
+	// what the buffer holds at 300 us (100-500, until 600 us); flush 2
+	// starts when flush 1 ends and covers it: 600 + 200 = 800 us.
+	want := []sim.Time{sim.At(500 * time.Microsecond), sim.At(800 * time.Microsecond), sim.At(800 * time.Microsecond),
+		sim.At(800 * time.Microsecond), sim.At(800 * time.Microsecond)}
 	if len(done) != len(want) {
 		t.Fatalf("%d waiters served, want %d", len(done), len(want))
 	}
@@ -63,6 +66,24 @@ func TestRedoFlushGroups(t *testing.T) {
 	l.WaitDurable(l.LSN(), func(any) { now = true }, nil)
 	if !now {
 		t.Error("a durable LSN waited")
+	}
+}
+
+// The writer and the flusher do not wait for a committer: redo appended
+// with nobody waiting becomes durable on its own (log_flusher fsyncs
+// whenever flushed_to_disk_lsn < write_lsn).
+func TestRedoFlushesWithoutWaiters(t *testing.T) {
+	env := sim.New(1)
+	v := constVolume(t, env)
+	l := NewRedo(v.OpenFile("ib_redo", true), v.RegisterSource("redo"))
+	l.Append(4096)
+	env.AfterArg(100*time.Microsecond, func(any) { l.Append(512) }, nil)
+	env.Run()
+	if l.flushed != l.LSN() || l.Flushes != 2 {
+		t.Errorf("flushed %d of %d in %d flushes, want all in 2", l.flushed, l.LSN(), l.Flushes)
+	}
+	if env.Now() != sim.At(800*time.Microsecond) {
+		t.Errorf("log durable at %v, want 800us (write 1 + fsync, then write 2 + fsync)", env.Now())
 	}
 }
 

@@ -24,7 +24,7 @@ type Config struct {
 	HotPct     float64   `toml:"hot_pct" unit:"%" doc:"% of updates that go to a hot row (hot only)"`
 
 	Dependency  string `toml:"dependency" enum:"writeset|commit_order" doc:"how the source computes last_committed: writeset, what MySQL 8.4 and 9.x always do (binlog_transaction_dependency_tracking was removed in 8.4; WL#9556, rpl_trx_tracking.cc); commit_order (binlog group commit intervals, MySQL 5.7 LOGICAL_CLOCK) is a what-if only, not the study's source"`
-	HistorySize int    `toml:"history_size" unit:"hashes" doc:"binlog_transaction_dependency_history_size: row hashes the writeset history holds; MySQL default 25000"`
+	HistorySize int    `toml:"history_size" unit:"hashes" doc:"binlog_transaction_dependency_history_size: row hashes the writeset history holds; MySQL 9.7 default 10000000 (sql/sys_vars.cc; 8.0 had 25000)"`
 
 	Cores       int          `toml:"cores" unit:"cores" doc:"source CPU cores; assumption: a server like the replica (32 logical cores)"`
 	CPUPerStmt  sim.Duration `toml:"cpu_per_statement" unit:"duration" doc:"source CPU per statement (BEGIN, UPDATE or COMMIT) including parsing, execution and contention; assumption chosen so that the source delivers about 11k ten-update TPS (the CSA online figure, which kept up with it)"`
@@ -46,7 +46,7 @@ func DefaultConfig() Config {
 		HotRows:       1000,
 		HotPct:        0,
 		Dependency:    "writeset",
-		HistorySize:   25000,
+		HistorySize:   10_000_000,
 		Cores:         32,
 		CPUPerStmt:    sim.Duration(240 * time.Microsecond),
 		RoundTrip:     sim.Duration(150 * time.Microsecond),

@@ -99,7 +99,7 @@ func New(env *sim.Env, cfg Config, sink func(Trx)) (*Source, error) {
 		cpu:     sim.NewStation(env, cfg.Cores),
 		rowsN:   cfg.UpdatesPerTrx,
 		locks:   newLockTable(cfg.Threads * cfg.UpdatesPerTrx),
-		history: newGenTable(min(cfg.HistorySize, 1<<22)),
+		history: newGenTable(min(cfg.HistorySize, 1<<16)), // grows with the rows it holds
 		writers: make([]writer, 1<<writersBits),
 	}
 	s.syncDone = s.onSyncDone
