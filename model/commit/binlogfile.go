@@ -83,6 +83,14 @@ func (b *binlogFile) append(n int64) {
 	b.Bytes += n
 }
 
+// written is the leader's write(2) of the appended bytes: it grows
+// i_size, so the kernel journals the file's inode (disk.File.DirtyInode).
+// It reports whether the write sleeps because a journal commit is writing
+// that inode's block; done(arg) then runs when it wakes.
+func (b *binlogFile) written(done func(any), arg any) bool {
+	return b.file.DirtyInode(done, arg)
+}
+
 // rotate switches to the next file once max_binlog_size is reached and
 // reports whether it did. MariaDB closes the full file with a sync whatever
 // sync_binlog says (MYSQL_BIN_LOG::close -> MYSQL_LOG::close: "this will

@@ -58,8 +58,14 @@ func newRigLog(t *testing.T, mode string, syncBinlog, trx int, initialLog string
 // commit.cpu.binlog_sync = 2 x syncCPU, so that a test tells them apart.
 func newRigCPU(t *testing.T, mode string, syncBinlog, trx int, initialLog string, syncCPU sim.Duration) *rig {
 	t.Helper()
+	return newRigVol(t, disk.DefaultConfig(), mode, syncBinlog, trx, initialLog, syncCPU)
+}
+
+// newRigVol is newRigCPU on a volume configured by vc.
+func newRigVol(t *testing.T, vc disk.Config, mode string, syncBinlog, trx int, initialLog string, syncCPU sim.Duration) *rig {
+	t.Helper()
 	env := sim.New(1)
-	vol, err := disk.New(env, disk.DefaultConfig())
+	vol, err := disk.New(env, vc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,5 +271,53 @@ func TestInnoDBBinlogIsRedo(t *testing.T) {
 	want := uint64(10 * (2150 + DefaultConfig().BinlogRedoExtra))
 	if extra != want {
 		t.Fatalf("innodb binlog adds %d redo bytes, want %d", extra, want)
+	}
+}
+
+// TestBinlogWriteSleepsOnShadow: a group whose binlog write(2) finds the
+// binlog's inode block shadowed by a journal commit sleeps, holding
+// LOCK_log, until the commit's metadata write completes; charged to
+// binlog_write. The group then syncs and rotates (the longest phase list);
+// without the commit in flight nothing sleeps.
+func TestBinlogWriteSleepsOnShadow(t *testing.T) {
+	const lat = 10 * time.Millisecond
+	vc := disk.DefaultConfig()
+	vc.WriteLatency = sim.ConstantDist(sim.Duration(lat))
+	vc.FlushLatency = sim.ConstantDist(sim.Duration(time.Millisecond))
+	for _, inFlight := range []bool{false, true} {
+		r := newRigVol(t, vc, "file", 1, 0, "wrapped", 0)
+		// The file is full but for the group's write, all of it clean.
+		r.pipe.file.end = int64(r.pipe.cfg.Binlog.MaxBinlogSize) - 1
+		r.pipe.file.clean = r.pipe.file.end
+		// The binlog's inode is in the running transaction; a commit
+		// starts writing it to the journal (0-10 ms).
+		if r.pipe.file.file.DirtyInode(nil, nil) {
+			t.Fatal("DirtyInode slept with no commit")
+		}
+		if inFlight {
+			r.vol.CommitJournal(nil, nil)
+		}
+		txs := r.commitBurst(t, 4)
+		var bw time.Duration
+		for _, tx := range txs {
+			bw = max(bw, time.Duration(tx.TL.Comp[engine.CatBinlogWrite]))
+		}
+		want := int64(0)
+		if inFlight {
+			want = 1
+			// The leader's copy takes microseconds; the rest of the
+			// 10 ms metadata write (and its transfer) is the sleep.
+			if bw < lat-time.Millisecond || bw > lat+time.Millisecond {
+				t.Errorf("binlog_write %v with the commit in flight, want ~%v", bw, lat)
+			}
+		} else if bw > time.Millisecond {
+			t.Errorf("binlog_write %v with no commit, want the copy alone", bw)
+		}
+		if got := r.vol.ShadowWaits(); got != want {
+			t.Errorf("in flight %v: %d sleeps, want %d", inFlight, got, want)
+		}
+		if r.pipe.file.Rotations != 1 {
+			t.Errorf("in flight %v: %d rotations, want 1", inFlight, r.pipe.file.Rotations)
+		}
 	}
 }

@@ -95,6 +95,8 @@ type Pipeline struct {
 	wokeCB     func(any)
 	rotatedCB  func(any)
 	syncWokeCB func(any)
+	shadowCB   func(any)
+	writtenCB  func(any)
 	orderedCB  func(any)
 	leadCB     func(any)
 	wakeup     time.Duration
@@ -137,6 +139,8 @@ func New(env *sim.Env, eng Engine, cpu *sim.CPU, vol *disk.Volume, cfg Config, s
 	p.wokeCB = p.onWoke
 	p.rotatedCB = p.onRotated
 	p.syncWokeCB = p.onSyncWoke
+	p.shadowCB = p.onShadowDone
+	p.writtenCB = p.onWriteWoke
 	p.orderedCB = p.runCommitOrdered
 	p.leadCB = func(any) { p.lead() }
 	p.wakeup = wakeup
@@ -301,6 +305,28 @@ func (p *Pipeline) onLeaderCPU(any) {
 	for _, tx := range p.group {
 		p.file.append(tx.BinlogBytes)
 	}
+	if p.file.written(p.shadowCB, nil) {
+		return
+	}
+	p.afterWrite()
+}
+
+// onShadowDone: the journal write of the binlog's inode block completed;
+// the leader, asleep in write(2) with LOCK_log held, needs a processor.
+func (p *Pipeline) onShadowDone(any) {
+	p.phases.Add(p.env.Now(), engine.CatBinlogWrite)
+	p.cpu.WakeAs(p.group[0].Thread, p.wakeup, p.writtenCB, nil)
+}
+
+func (p *Pipeline) onWriteWoke(any) {
+	p.phases.Add(p.env.Now(), engine.CatCPUWait)
+	p.afterWrite()
+}
+
+// afterWrite: the group's binlog is in the file; sync it if sync_binlog
+// says so, then commit in order.
+func (p *Pipeline) afterWrite() {
+	now := p.env.Now()
 	if s := p.cfg.SyncBinlog; s > 0 {
 		p.syncCounter++
 		if p.syncCounter >= s {

@@ -35,6 +35,10 @@ type File struct {
 	appended bool  // a write reached the end of a growing file since the last sync
 	written  bool  // a write changed the mtime since the last sync
 	mtick    int64 // the coarse-clock tick of the file's mtime (timestamp_tick), -1: never written
+
+	// inodeTx is the jbd2 transaction that last journaled the file's
+	// inode block (0: none); see DirtyInode.
+	inodeTx int64
 }
 
 // blockDev is the block device a filesystem sits on: one Volume, or a
@@ -152,14 +156,49 @@ func (f *File) WriteAt(off, size int64, src Source, done func(any), arg any) {
 		f.mtick = tick
 		f.written = true
 	}
+	grows := !f.prealloc && off+size > f.size
 	f.size = max(f.size, off+size)
 	if f.unwrittenFrom >= 0 && off+size > f.unwrittenFrom {
 		f.converted = true
 		f.unwrittenFrom = off + size
+		grows = true
+	}
+	if grows {
+		// The size or the extents change: the inode block joins the
+		// running transaction (written back by a kernel thread, which
+		// the model does not stall; see DirtyInode).
+		f.inodeTx = f.fs.journal.running()
 	}
 	op := f.fs.ops.Get()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
 	f.fs.dev.Submit(Request{Op: Write, File: f.id, Offset: off, Size: size, Source: src, Done: f.fs.writeDone, Arg: op})
+}
+
+// DirtyInode is a write(2) that changes the file's inode now: a buffered
+// append that moves i_size (generic_write_end -> mark_inode_dirty), as the
+// binlog's writes do. ext4_dirty_inode starts a jbd2 handle and
+// ext4_reserve_inode_write asks for write access to the inode's
+// inode-table block. If the committing transaction carries that block and
+// is writing it to the journal (BH_Shadow: set by
+// jbd2_journal_write_metadata_buffer, cleared by the journal write's
+// completion, journal_end_buffer_io_sync), do_get_write_access sleeps until
+// that write completes: DirtyInode then returns true and done(arg) runs
+// when the journal's metadata write does. Otherwise it returns false and
+// the write goes on at once. Either way the block joins the running
+// transaction. Each file's inode is assumed to have its own inode-table
+// block (see syncInode). Without a journal nothing waits.
+func (f *File) DirtyInode(done func(any), arg any) bool {
+	if f.fs.cfg.Journal == JournalNone {
+		return false
+	}
+	j := &f.fs.journal
+	if j.logging && f.inodeTx == j.commits {
+		j.shadowed = append(j.shadowed, shadowWait{f, done, arg})
+		j.shadowWaits++
+		return true
+	}
+	f.inodeTx = j.running()
+	return false
 }
 
 // ReadAt reads size bytes at off.
@@ -370,8 +409,29 @@ type journal struct {
 	preflushed func(any)
 	recorded   func(any)
 	flushed    func(any)
-	commits    int64
+	commits    int64 // transactions committed or committing; the running one is commits+1
+
+	// logging: the committing transaction's descriptor and metadata
+	// blocks are being written; the inode blocks it carries are shadowed.
+	logging  bool
+	shadowed []shadowWait // writes asleep on a shadowed inode block
+	spare    []shadowWait
+	// shadowWaits counts the writes that slept on a shadowed block.
+	shadowWaits int64
 }
+
+// shadowWait is a write(2) asleep in do_get_write_access.
+type shadowWait struct {
+	f    *File
+	done func(any)
+	arg  any
+}
+
+// running is the id of jbd2's running transaction, the one a handle
+// started now joins (T_LOCKED, when a new handle would wait for the commit
+// to switch transactions, lasts no virtual time here: the model's handles
+// hold no I/O, so jbd2_journal_wait_updates has nothing to wait for).
+func (j *journal) running() int64 { return j.commits + 1 }
 
 func (j *journal) init(fs *fsys) {
 	j.fs = fs
@@ -408,13 +468,30 @@ func (j *journal) commit() {
 	j.commitOff, j.commitSize = off+meta, commit
 	j.queue = 0
 	j.off += meta + commit
+	j.logging = true
 	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: meta, Source: SourceJournal, Done: j.wrote})
 }
 
-// onWrote: the journal blocks are written; REQ_PREFLUSH of the commit record.
+// onWrote: the journal blocks are written; REQ_PREFLUSH of the commit
+// record. Their completion clears BH_Shadow: the writes asleep on it go on
+// and journal the inode in the running transaction.
 func (j *journal) onWrote(any) {
 	j.queue += *j.fs.queued
+	j.logging = false
 	j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.preflushed})
+	if len(j.shadowed) == 0 {
+		return
+	}
+	w := j.shadowed
+	j.shadowed = j.spare[:0]
+	for i := range w {
+		w[i].f.inodeTx = j.running()
+		if w[i].done != nil {
+			w[i].done(w[i].arg)
+		}
+		w[i] = shadowWait{}
+	}
+	j.spare = w[:0]
 }
 
 // onPreflushed: the journal blocks are durable; write the commit block.
@@ -451,6 +528,10 @@ func (j *journal) finish() {
 		j.commit()
 	}
 }
+
+// ShadowWaits returns the number of writes that slept on an inode block
+// the journal commit was writing (DirtyInode).
+func (v *Volume) ShadowWaits() int64 { return v.fs.journal.shadowWaits }
 
 // JournalCommits returns the number of filesystem journal commits so far.
 func (v *Volume) JournalCommits() int64 { return v.fs.journal.commits }

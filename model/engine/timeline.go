@@ -121,9 +121,11 @@ type Phase struct {
 	Cat Cat
 }
 
-// Phases is the fixed-size timeline of a shared operation.
+// Phases is the fixed-size timeline of a shared operation. The longest is
+// a binlog-file group whose write sleeps on the journal, then syncs and
+// rotates: ten phases.
 type Phases struct {
-	P [8]Phase
+	P [12]Phase
 	N int
 }
 
