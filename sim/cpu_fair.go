@@ -466,7 +466,13 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 		c.yieldCount++
 		i := r.pick()
 		c.switchTo(s, r, i)
-		c.wakeupPreempt(s, i) // the thread that yielded is at i now
+		// The thread that yielded (at i now) could preempt the pick only
+		// if the pick is ineligible: it was just picked, so it is
+		// protected while eligible, and the sums are those it was picked
+		// with. Skipping the test saves a second scan of the runqueue.
+		if !r.eligible(s.v) {
+			c.wakeupPreempt(s, i)
+		}
 		return
 	}
 	// The job is done: the thread leaves with its lag.
