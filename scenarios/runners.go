@@ -114,18 +114,14 @@ func (rc RunContext) RunUntil(env *sim.Env, t sim.Time) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	n := 0
-	env.RunWhile(func() bool {
-		n++
-		if n&4095 == 0 {
-			if ctx.Err() != nil {
-				return false
-			}
-			if rc.Tick != nil {
-				rc.Tick(env.Now())
-			}
+	env.RunUntilEvery(t, 4096, func() bool {
+		if ctx.Err() != nil {
+			return false
 		}
-		return env.NextAt() <= t
+		if rc.Tick != nil {
+			rc.Tick(env.Now())
+		}
+		return true
 	})
 	if err := ctx.Err(); err != nil {
 		return err

@@ -229,16 +229,16 @@ func (r *cpuRQ) pick() int {
 	return best
 }
 
-// take removes the i-th waiting thread (ties are broken by seq, not by
+// takeInto moves the i-th waiting thread to dst, in place of a copy
+// through the stack: a cpuJob is 16 words (ties are broken by seq, not by
 // place, so the order of the slice does not matter).
-func (r *cpuRQ) take(i int) cpuJob {
+func (r *cpuRQ) takeInto(i int, dst *cpuJob) {
 	w := r.wait
-	j := w[i]
+	*dst = w[i]
 	last := len(w) - 1
 	w[i] = w[last]
 	w[last] = cpuJob{}
 	r.wait = w[:last]
-	return j
 }
 
 // before orders threads by virtual deadline, then arrival.
@@ -302,7 +302,8 @@ func (c *CPU) fairSubmit(j cpuJob) {
 		s := &c.slots[i]
 		c.enqueue(c.rq(s), &j, lag)
 		c.busy++
-		c.fairStart(s, j)
+		s.cpuJob = j
+		c.fairStart(s)
 		return
 	}
 	// No processor is idle: the runqueue with the fewest threads, as
@@ -327,11 +328,12 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	c.wakeupPreempt(s, len(r.wait)-1)
 }
 
-// fairStart runs j on slot s (counted busy by the caller; j is in s's
-// runqueue sums) until its segment ends or its vruntime reaches its
-// deadline.
-func (c *CPU) fairStart(s *cpuSlot, j cpuJob) {
+// fairStart runs the job just put in s.cpuJob (counted busy by the caller;
+// it is in s's runqueue sums) until its segment ends or its vruntime
+// reaches its deadline.
+func (c *CPU) fairStart(s *cpuSlot) {
 	now := c.env.now
+	j := &s.cpuJob
 	if !j.ran {
 		j.ran = true
 		c.started++
@@ -344,16 +346,15 @@ func (c *CPU) fairStart(s *cpuSlot, j cpuJob) {
 	if j.v >= j.dl { // update_deadline: the slice is used up
 		j.dl = j.v + c.fair.slice
 	}
-	c.resume(s, j, true)
+	c.resume(s, true)
 }
 
-// resume lets j run on s; protect says it has just been picked, so that a
+// resume lets s.cpuJob run on s; protect says it has just been picked, so that a
 // wake-up cannot preempt it while it is eligible (RUN_TO_PARITY). With no
 // thread waiting on its runqueue it runs to the end of its job: a query
 // boundary or a slice end would change nothing but its deadline, which
 // sync works out if a thread comes.
-func (c *CPU) resume(s *cpuSlot, j cpuJob, protect bool) {
-	s.cpuJob = j
+func (c *CPU) resume(s *cpuSlot, protect bool) {
 	s.busy = true
 	s.start = c.env.now
 	s.protect = protect
@@ -396,21 +397,16 @@ func (c *CPU) sync(s *cpuSlot) {
 	s.start = c.env.now
 }
 
-// stop takes the running thread off s, brought to now.
-func (c *CPU) stop(s *cpuSlot) cpuJob {
-	c.sync(s)
-	j := s.cpuJob
-	s.cpuJob = cpuJob{}
-	s.busy = false
-	return j
-}
-
-// switchTo puts cur, just stopped on s, back among r's waiting threads
-// and runs the i-th waiting one instead.
-func (c *CPU) switchTo(s *cpuSlot, r *cpuRQ, cur cpuJob, i int) {
-	j := r.take(i)
-	r.wait = append(r.wait, cur)
-	c.fairStart(s, j)
+// switchTo puts the thread on s, brought to now, back among r's waiting
+// threads, in the place of the i-th waiting one, which runs instead. The
+// two jobs trade places without a copy through the stack; the order of
+// r.wait does not matter (see takeInto).
+func (c *CPU) switchTo(s *cpuSlot, r *cpuRQ, i int) {
+	w := &r.wait[i]
+	tmp := *w
+	*w = s.cpuJob
+	s.cpuJob = tmp
+	c.fairStart(s)
 }
 
 // wakeupPreempt is check_preempt_wakeup_fair for the i-th waiting thread
@@ -430,7 +426,7 @@ func (c *CPU) wakeupPreempt(s *cpuSlot, i int) {
 	}
 	c.env.Cancel(s.end)
 	c.fair.preempts++
-	c.switchTo(s, r, c.stop(s), i)
+	c.switchTo(s, r, i)
 }
 
 // fairEvent: the thread on s reached the end of its segment or its
@@ -439,20 +435,21 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	f := &c.fair
 	c.account()
 	r := c.rq(s)
-	cur := c.stop(s)
+	c.sync(s)
+	cur := &s.cpuJob  // the thread stays in its slot while it may go on
 	if cur.left > 0 { // deadline reached: a new slice, and a pick
 		cur.dl = cur.v + f.slice
 		if len(r.wait) == 0 {
-			c.resume(s, cur, false)
+			c.resume(s, false)
 			return
 		}
 		i := r.pick()
-		if w := &r.wait[i]; r.eligible(cur.v) && (!r.eligible(w.v) || !before(w, &cur)) {
-			c.resume(s, cur, true)
+		if w := &r.wait[i]; r.eligible(cur.v) && (!r.eligible(w.v) || !before(w, cur)) {
+			c.resume(s, true)
 			return
 		}
 		f.preempts++
-		c.switchTo(s, r, cur, i)
+		c.switchTo(s, r, i)
 		return
 	}
 	if cur.segs != nil && cur.k < len(cur.segs)-1 {
@@ -461,37 +458,48 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 		// deadline; the processor goes to the pick of the waiting threads.
 		cur.k++
 		cur.left = cur.segs[cur.k]
-		c.enqueue(r, &cur, c.dequeue(r, &cur))
+		c.enqueue(r, cur, c.dequeue(r, cur))
 		if len(r.wait) == 0 {
-			c.resume(s, cur, true)
+			c.resume(s, true)
 			return
 		}
 		c.yieldCount++
-		c.switchTo(s, r, cur, r.pick())
-		c.wakeupPreempt(s, len(r.wait)-1)
+		i := r.pick()
+		c.switchTo(s, r, i)
+		// The thread that yielded (at i now) could preempt the pick only
+		// if the pick is ineligible: it was just picked, so it is
+		// protected while eligible, and the sums are those it was picked
+		// with. Skipping the test saves a second scan of the runqueue.
+		if !r.eligible(s.v) {
+			c.wakeupPreempt(s, i)
+		}
 		return
 	}
 	// The job is done: the thread leaves with its lag.
-	lag := c.dequeue(r, &cur)
+	lag := c.dequeue(r, cur)
 	if f.delayZero && lag < 0 {
 		lag = 0
 	}
 	if cur.th != nil {
 		cur.th.vlag = lag
 	}
+	done, arg := cur.done, cur.arg
+	s.cpuJob = cpuJob{}
+	s.busy = false
 	c.completed++
 	switch {
 	case len(r.wait) > 0:
 		f.waiting--
-		c.fairStart(s, r.take(r.pick()))
+		r.takeInto(r.pick(), &s.cpuJob)
+		c.fairStart(s)
 	case f.waiting > 0:
 		c.pull(s, r)
 	default:
 		c.busy--
 		c.idle = append(c.idle, s.index)
 	}
-	if cur.done != nil {
-		cur.done(cur.arg)
+	if done != nil {
+		done(arg)
 	}
 }
 
@@ -506,9 +514,10 @@ func (c *CPU) pull(s *cpuSlot, r *cpuRQ) {
 		}
 	}
 	sr := c.rq(&c.slots[src])
-	j := sr.take(sr.pick())
-	lag := c.dequeue(sr, &j)
+	j := &s.cpuJob
+	sr.takeInto(sr.pick(), j)
+	lag := c.dequeue(sr, j)
 	f.waiting--
-	c.enqueue(r, &j, lag)
-	c.fairStart(s, j)
+	c.enqueue(r, j, lag)
+	c.fairStart(s)
 }

@@ -242,6 +242,40 @@ func (e *Env) RunUntil(t Time) {
 	}
 }
 
+// RunUntilEvery is RunUntil(t) that also calls check before every n-th
+// event (n > 0) and returns at once, the clock left at the last event run,
+// when check returns false. It reports whether it reached t. A caller that
+// polls for cancellation uses it instead of a RunWhile whose condition
+// would be a call per event.
+func (e *Env) RunUntilEvery(t Time, n int, check func() bool) bool {
+	if t < e.now {
+		panic(fmt.Sprintf("sim: RunUntilEvery(%v) is in the past, now %v", t, e.now))
+	}
+	if n <= 0 {
+		panic(fmt.Sprintf("sim: RunUntilEvery every %d events: must be > 0", n))
+	}
+	e.stopped = false
+	k := n
+	for !e.stopped {
+		en, _, ok := e.peek()
+		if !ok || en.at > t {
+			break
+		}
+		if k--; k == 0 {
+			k = n
+			if !check() {
+				return false
+			}
+		}
+		e.Step()
+	}
+	if e.stopped {
+		return false
+	}
+	e.now = t
+	return true
+}
+
 // RunWhile runs events while cond returns true (checked before each event)
 // and events are pending.
 func (e *Env) RunWhile(cond func() bool) {

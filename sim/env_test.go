@@ -109,6 +109,38 @@ func TestRunUntilAdvancesClockAndKeepsLaterEvents(t *testing.T) {
 	}
 }
 
+func TestRunUntilEvery(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		every, stopAt   int // check returns false on its stopAt-th call (0: never)
+		wantRan, checks int
+		wantNow         Time
+		wantDone        bool
+	}{
+		{"reaches t", 3, 0, 9, 3, 95, true},
+		{"every event", 1, 0, 9, 9, 95, true},
+		{"check stops it", 4, 2, 7, 2, 70, false},
+		{"first check stops it", 1, 1, 0, 1, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := New(1)
+			ran := 0
+			for i := 1; i <= 12; i++ { // events at 10, 20, ..., 120
+				e.At(Time(10*i), func() { ran++ })
+			}
+			checks := 0
+			done := e.RunUntilEvery(95, tc.every, func() bool {
+				checks++
+				return checks != tc.stopAt
+			})
+			if done != tc.wantDone || ran != tc.wantRan || checks != tc.checks || e.Now() != tc.wantNow {
+				t.Errorf("done=%v ran=%d checks=%d now=%v, want %v %d %d %v",
+					done, ran, checks, e.Now(), tc.wantDone, tc.wantRan, tc.checks, tc.wantNow)
+			}
+		})
+	}
+}
+
 func TestStopAndRunWhile(t *testing.T) {
 	e := New(1)
 	n := 0

@@ -72,5 +72,29 @@ func (s *Stream) Uint64N(n uint64) uint64 {
 	return hi
 }
 
+// SumUint64N returns the sum of k draws of Uint64N(n), drawn in order: the
+// same value and the same stream state as k calls, with the generator's
+// state kept in registers for the loop (sysbench's gaussian ids are the
+// mean of 12 such draws). It panics if n == 0.
+func (s *Stream) SumUint64N(n uint64, k int) uint64 {
+	if n == 0 {
+		panic("sim: SumUint64N with n == 0")
+	}
+	p := s.pcg
+	var sum uint64
+	for ; k > 0; k-- {
+		hi, lo := bits.Mul64(p.Uint64(), n)
+		if lo < n {
+			thresh := -n % n
+			for lo < thresh {
+				hi, lo = bits.Mul64(p.Uint64(), n)
+			}
+		}
+		sum += hi
+	}
+	s.pcg = p
+	return sum
+}
+
 // Bernoulli returns true with probability p.
 func (s *Stream) Bernoulli(p float64) bool { return s.Float64() < p }

@@ -53,6 +53,7 @@ Flags:
   --metrics P,...      table columns: metric paths or blocks, e.g. tps,latency_ms
   --report-interval D  after the table, per-interval lines like sysbench's, every D
   --iostat             after the table, per-interval device rows like iostat -x
+  --cpuprofile FILE    write a CPU profile of the run for go tool pprof
 
 Ctrl-C stops cleanly: rows already complete are written, marked "partial": true,
 and the exit status is 1.

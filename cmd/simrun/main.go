@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -203,6 +204,7 @@ type runFlags struct {
 	metrics      string
 	interval     string
 	iostat       bool
+	cpuprofile   string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
@@ -217,6 +219,7 @@ func (f *runFlags) register(fs *flag.FlagSet, sweep bool) {
 	fs.StringVar(&f.metrics, "metrics", "", "table columns: comma-separated metric paths or blocks, e.g. tps,latency_ms")
 	fs.StringVar(&f.interval, "report-interval", "", "after the table, print each case's per-interval figures every D (e.g. 10s), like sysbench --report-interval")
 	fs.BoolVar(&f.iostat, "iostat", false, "after the table, print each case's per-interval device rows, like iostat -x")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the run to FILE (go tool pprof); the output is unchanged")
 	if sweep {
 		fs.StringVar(&f.shard, "shard", "", "run shard I/N of the grid (0-based) and write a partial result")
 	}
@@ -306,6 +309,17 @@ func (e env) runCmd(args []string, sweep bool) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f.cpuprofile != "" {
+		pf, err := os.Create(f.cpuprofile)
+		if err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("--cpuprofile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	bar := newProgress(e.stderr)
 	bar.options(&opt)
 	doc, runErr := scenarios.Run(ctx, sc, opt)

@@ -242,3 +242,28 @@ func TestReplicationsTable(t *testing.T) {
 		t.Errorf("exit %d %s:\n%s", code, errOut, out)
 	}
 }
+
+// TestRunCPUProfile: --cpuprofile writes a profile and leaves the result
+// byte-identical; a profile that cannot be created is an error naming the
+// flag. A child process, so that a test binary run with -cpuprofile is not
+// in the way.
+func TestRunCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.pprof")
+	args := []string{"run", "demo/mmc", "--case", "mm4", short, "--format", "json"}
+	plain, c1 := subprocess(t, nil, args...)
+	with, c2 := subprocess(t, nil, append(args, "--cpuprofile", prof)...)
+	if c1 != 0 || c2 != 0 {
+		t.Fatalf("exit %d, %d", c1, c2)
+	}
+	if len(plain) == 0 || !bytes.Equal(plain, with) {
+		t.Errorf("--cpuprofile changed the result:\n%s\n---\n%s", plain, with)
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Errorf("no profile written: %v", err)
+	}
+	_, errOut, code := simrun(t, append(args, "--cpuprofile", filepath.Join(dir, "missing", "cpu.pprof"))...)
+	if code != 1 || !strings.Contains(errOut, "--cpuprofile") {
+		t.Errorf("unwritable profile: exit %d, %q; want 1 and a message naming --cpuprofile", code, errOut)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"simrun/internal/cputime"
 	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/model/engine"
@@ -160,14 +161,25 @@ func BenchmarkSysbench(b *testing.B) {
 			ev0 := env.Events()
 			b.ReportAllocs()
 			b.ResetTimer()
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0, cpuOK := cputime.Thread()
 			for i := 0; i < b.N; i++ {
 				env.RunUntil(env.Now().Add(time.Second))
 			}
 			_, tx1 := s.Counts()
 			secs := b.Elapsed().Seconds()
+			ev := float64(env.Events() - ev0)
 			b.ReportMetric(float64(tx1-tx0)/secs, "tx/s")
-			b.ReportMetric(float64(env.Events()-ev0)/secs, "events/s")
+			b.ReportMetric(ev/secs, "events/s")
 			b.ReportMetric(float64(tx1-tx0)/float64(b.N), "simtx/op")
+			b.ReportMetric(ev/float64(tx1-tx0), "events/tx")
+			// The thread's CPU time moves much less with the machine's load
+			// than the wall clock (internal/cputime).
+			if cpu1, ok := cputime.Thread(); cpuOK && ok {
+				b.ReportMetric(float64(cpu1-cpu0)/ev, "cpu-ns/event")
+				b.ReportMetric(float64(cpu1-cpu0)/float64(tx1-tx0), "cpu-ns/tx")
+			}
 		})
 	}
 }

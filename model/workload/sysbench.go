@@ -57,7 +57,17 @@ type Generator struct {
 	specD     uint64 // size of the hot range
 	specBase  uint64 // first hot id offset
 	paretoPow float64
+	randType  randType // cfg.RandType, so that Row does not compare strings
 }
+
+type randType uint8
+
+const (
+	randSpecial randType = iota
+	randUniform
+	randGaussian
+	randPareto
+)
 
 // NewGenerator returns a generator for a valid configuration.
 func NewGenerator(cfg Sysbench, rng *sim.Stream) *Generator {
@@ -72,6 +82,14 @@ func NewGenerator(cfg Sysbench, rng *sim.Stream) *Generator {
 	g.specD = d
 	g.specBase = t/2 - uint64(float64(t)*cfg.RandSpecPct/200)
 	g.paretoPow = math.Log(cfg.RandParetoH) / math.Log(1-cfg.RandParetoH)
+	switch cfg.RandType {
+	case "uniform":
+		g.randType = randUniform
+	case "gaussian":
+		g.randType = randGaussian
+	case "pareto":
+		g.randType = randPareto
+	}
 	return g
 }
 
@@ -114,12 +132,12 @@ func (g *Generator) table() int32 { return int32(g.rng.IntN(g.cfg.Tables)) }
 
 // Row draws a row id in [1, table_size] from the configured distribution.
 func (g *Generator) Row() int64 {
-	switch g.cfg.RandType {
-	case "uniform":
+	switch g.randType {
+	case randUniform:
 		return 1 + int64(g.rng.Uint64N(g.n+1))
-	case "gaussian":
+	case randGaussian:
 		return 1 + int64(g.bell())
-	case "pareto":
+	case randPareto:
 		return 1 + int64(float64(g.n)*math.Pow(g.rng.Float64(), g.paretoPow))
 	}
 	return 1 + int64(g.special())
@@ -128,11 +146,7 @@ func (g *Generator) Row() int64 {
 // bell is sb_rand_gaussian's offset: the mean of rand_spec_iter uniform
 // draws over [0, t].
 func (g *Generator) bell() uint64 {
-	var sum uint64
-	for i := 0; i < g.cfg.RandSpecIter; i++ {
-		sum += g.rng.Uint64N(g.n + 1)
-	}
-	return sum / uint64(g.cfg.RandSpecIter)
+	return g.rng.SumUint64N(g.n+1, g.cfg.RandSpecIter) / uint64(g.cfg.RandSpecIter)
 }
 
 // special is sb_rand_special's offset (sysbench 1.0 sb_rand.c): draw res

@@ -1,0 +1,19 @@
+package cputime
+
+import "testing"
+
+// The thread's CPU time grows while it works and never goes back.
+func TestThreadAdvances(t *testing.T) {
+	t0, ok := Thread()
+	if !ok {
+		t.Skip("no per-thread CPU time on this system")
+	}
+	x := 1.0
+	for i := 0; i < 20_000_000; i++ {
+		x = x*1.0000001 + 1e-9
+	}
+	t1, _ := Thread()
+	if t1 <= t0 || x == 0 {
+		t.Errorf("thread CPU time went from %d to %d ns over a busy loop", t0, t1)
+	}
+}
