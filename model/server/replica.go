@@ -60,10 +60,12 @@ func (c ReplicaConfig) Validate() error {
 // their CPU on it and its workers talk to it through ReplicaSessions.
 //
 // The engine here is the part of InnoDB a replica's commit path sees: the
-// redo its rows generate and the engine commit's CPU. The buffer pool and
-// the page cleaner (engine.Engine) are not run: the study's data fits the
-// replica's buffer pool, and engine.Engine works over a single
-// disk.Volume, not an array (docs/model-applier.md, what it leaves out).
+// redo its rows generate and the engine commit's CPU. The buffer pool, the
+// page cleaner, the doublewrite and checkpoints against the redo capacity
+// (engine.Engine) are not run: engine.Engine works over one disk.Volume
+// with MariaDB's redo log, which would be a second log beside this
+// commit.Redo, and a relay-log transaction does not carry its rows
+// (docs/model-applier.md §5.1 lists what running it would take).
 type Replica struct {
 	env     *sim.Env
 	cfg     ReplicaConfig
