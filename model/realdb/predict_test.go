@@ -19,12 +19,13 @@ import (
 var update = flag.Bool("update", false, "rewrite scenarios/realdb from the committed measurements")
 
 // The committed measurements the presets are calibrated from: the matrix
-// of docs/data/realdb measured while the machine ran no other agents'
-// builds, and the fio run on the same filesystem before it (the earlier
-// busy-machine matrix-2vcpu-10x100k.json and fio-2vcpu.json stay as data).
+// of docs/data/realdb measured while nothing else ran on the machine
+// (others' CPU 0-5 % in every run), and the fio run on the same
+// filesystem before it. The busy (matrix-2vcpu-10x100k.json, fio-2vcpu.json)
+// and nice-19 "quiet" (…-quiet.json) measurements stay as data.
 const (
-	matrixJSON = "../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json"
-	fioJSON    = "../../docs/data/realdb/fio-2vcpu-quiet.json"
+	matrixJSON = "../../docs/data/realdb/matrix-2vcpu-10x100k-idle.json"
+	fioJSON    = "../../docs/data/realdb/fio-2vcpu-idle.json"
 	scenDir    = "../../scenarios/realdb"
 )
 
