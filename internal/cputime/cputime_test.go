@@ -1,9 +1,16 @@
 package cputime
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 // The thread's CPU time grows while it works and never goes back.
 func TestThreadAdvances(t *testing.T) {
+	// Both readings must come from the same OS thread: unlocked, the
+	// goroutine can migrate and the second reading is another thread's.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	t0, ok := Thread()
 	if !ok {
 		t.Skip("no per-thread CPU time on this system")
