@@ -58,11 +58,8 @@ type cpuJob struct {
 	arg    any
 	queued Time
 
-	// Fair policy only.
+	// Fair policy only (its scheduling key is a fairKey).
 	th   *CPUThread    // whose lag the job carries, or nil
-	v    int64         // virtual runtime, ns (nice 0: one ns per ns run)
-	dl   int64         // virtual deadline, ns
-	seq  uint64        // arrival order, for ties
 	left time.Duration // CPU left in the current segment (or the wake)
 	ran  bool          // started once (counted in the statistics)
 }
@@ -84,10 +81,11 @@ type cpuSlot struct {
 	start   Time
 	end     Timer
 	yieldAt Time
-	yieldK  int   // the segment the burst resumes at after the yield
-	yieldT  Timer // pending yield, if any
-	busy    bool  // Fair: running a thread
-	protect bool  // Fair: picked and not yet past its deadline (RUN_TO_PARITY)
+	yieldK  int     // the segment the burst resumes at after the yield
+	yieldT  Timer   // pending yield, if any
+	busy    bool    // Fair: running a thread
+	protect bool    // Fair: picked and not yet past its deadline (RUN_TO_PARITY)
+	fk      fairKey // Fair: the running job's key; its body is fair.jobs[fk.id]
 }
 
 // NewCPU returns n processors under the WakeFirst policy. It panics if

@@ -161,21 +161,52 @@ type CPUThread struct {
 // Lag returns the lag the thread last left the processors with.
 func (t *CPUThread) Lag() time.Duration { return time.Duration(t.vlag) }
 
-// cpuFair is the Fair policy's state: a runqueue per processor.
+// cpuFair is the Fair policy's state: a runqueue per processor and the
+// bodies of the jobs on the CPU. The rule reads and moves only keys
+// (fairKey: four words, no pointers), so a switch trades two keys and a
+// pick scans contiguous words; a body stays in place from submission to
+// completion.
 type cpuFair struct {
 	slice, limit int64 // ns
 	rqs          []cpuRQ
+	jobs         []cpuJob // the bodies, by fairKey.id
+	free         []int32  // indices of unused bodies
 	seq          uint64
 	preempts     int64
 	waiting      int // threads waiting on all runqueues
 	delayZero    bool
 }
 
+// fairKey is what the Fair rule reads of a job: its virtual runtime and
+// deadline, its arrival order, and where its body is.
+type fairKey struct {
+	v   int64  // virtual runtime, ns (nice 0: one ns per ns run)
+	dl  int64  // virtual deadline, ns
+	seq uint64 // arrival order, for ties
+	id  int32  // the body: cpuFair.jobs[id]
+}
+
+// add stores a new job's body and returns its index.
+func (f *cpuFair) add(j *cpuJob) int32 {
+	if n := len(f.free); n > 0 {
+		id := f.free[n-1]
+		f.free = f.free[:n-1]
+		f.jobs[id] = *j
+		return id
+	}
+	f.jobs = append(f.jobs, *j)
+	return int32(len(f.jobs) - 1)
+}
+
+// body returns the body of k's job. A submission may move the bodies: do
+// not keep the pointer across one.
+func (f *cpuFair) body(k *fairKey) *cpuJob { return &f.jobs[k.id] }
+
 // cpuRQ is one processor's runqueue (struct cfs_rq): its waiting threads
 // and the sum of its runnable threads' vruntimes, so that their average
 // (avg_vruntime) is exact.
 type cpuRQ struct {
-	wait   []cpuJob
+	wait   []fairKey
 	vsum   int64 // sum of the runnable threads' vruntimes at vtime
 	vtime  Time
 	nrun   int64 // runnable threads: the running one + the waiting ones
@@ -212,9 +243,10 @@ func (r *cpuRQ) eligible(v int64) bool { return v*r.nrun <= r.vsum }
 // vruntime (the kernel's fallback to the leftmost).
 func (r *cpuRQ) pick() int {
 	w := r.wait
+	n, sum := r.nrun, r.vsum // eligible, with the sums in registers
 	best := -1
 	for i := range w {
-		if r.eligible(w[i].v) && (best < 0 || before(&w[i], &w[best])) {
+		if w[i].v*n <= sum && (best < 0 || before(&w[i], &w[best])) {
 			best = i
 		}
 	}
@@ -229,20 +261,18 @@ func (r *cpuRQ) pick() int {
 	return best
 }
 
-// takeInto moves the i-th waiting thread to dst, in place of a copy
-// through the stack: a cpuJob is 16 words (ties are broken by seq, not by
-// place, so the order of the slice does not matter).
-func (r *cpuRQ) takeInto(i int, dst *cpuJob) {
+// takeInto moves the i-th waiting thread's key to dst (ties are broken by
+// seq, not by place, so the order of the slice does not matter).
+func (r *cpuRQ) takeInto(i int, dst *fairKey) {
 	w := r.wait
 	*dst = w[i]
 	last := len(w) - 1
 	w[i] = w[last]
-	w[last] = cpuJob{}
 	r.wait = w[:last]
 }
 
 // before orders threads by virtual deadline, then arrival.
-func before(a, b *cpuJob) bool { return a.dl < b.dl || a.dl == b.dl && a.seq < b.seq }
+func before(a, b *fairKey) bool { return a.dl < b.dl || a.dl == b.dl && a.seq < b.seq }
 
 func (c *CPU) clampLag(l int64) int64 { return min(max(l, -c.fair.limit), c.fair.limit) }
 
@@ -255,26 +285,26 @@ func (c *CPU) rq(s *cpuSlot) *cpuRQ {
 
 // enqueue is place_entity: v = V - lag, the lag scaled so that it is still
 // the thread's lag once the thread counts in V; the deadline one slice on.
-func (c *CPU) enqueue(r *cpuRQ, j *cpuJob, lag int64) {
+func (c *CPU) enqueue(r *cpuRQ, k *fairKey, lag int64) {
 	if r.nrun > 0 {
 		lag = c.clampLag(lag) * (r.nrun + 1) / r.nrun
 	} else {
 		lag = 0
 	}
-	j.v = r.avg() - lag
-	j.dl = j.v + c.fair.slice
-	r.vsum += j.v
+	k.v = r.avg() - lag
+	k.dl = k.v + c.fair.slice
+	r.vsum += k.v
 	r.nrun++
 }
 
-// dequeue takes j out of r's sums and returns the lag it leaves with
+// dequeue takes k out of r's sums and returns the lag it leaves with
 // (update_entity_lag).
-func (c *CPU) dequeue(r *cpuRQ, j *cpuJob) int64 {
-	lag := c.clampLag(r.avg() - j.v)
-	r.vsum -= j.v
+func (c *CPU) dequeue(r *cpuRQ, k *fairKey) int64 {
+	lag := c.clampLag(r.avg() - k.v)
+	r.vsum -= k.v
 	r.nrun--
 	if r.nrun == 0 {
-		r.vfloor = j.v
+		r.vfloor = k.v
 	}
 	return lag
 }
@@ -283,8 +313,6 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	f := &c.fair
 	c.account()
 	c.arrived++
-	j.seq = f.seq
-	f.seq++
 	j.left = j.d
 	if j.segs != nil {
 		j.left = 0
@@ -296,28 +324,30 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	if j.th != nil {
 		lag = j.th.vlag
 	}
+	k := fairKey{seq: f.seq, id: f.add(&j)}
+	f.seq++
 	if c.busy < c.servers {
 		i := c.idle[len(c.idle)-1]
 		c.idle = c.idle[:len(c.idle)-1]
 		s := &c.slots[i]
-		c.enqueue(c.rq(s), &j, lag)
+		c.enqueue(c.rq(s), &k, lag)
 		c.busy++
-		s.cpuJob = j
+		s.fk = k
 		c.fairStart(s)
 		return
 	}
 	// No processor is idle: the runqueue with the fewest threads, as
 	// select_task_rq_fair and the load balancer keep them even.
 	t := 0
-	for k := range f.rqs {
-		if f.rqs[k].nrun < f.rqs[t].nrun {
-			t = k
+	for q := range f.rqs {
+		if f.rqs[q].nrun < f.rqs[t].nrun {
+			t = q
 		}
 	}
 	s := &c.slots[t]
 	r := c.rq(s)
-	c.enqueue(r, &j, lag)
-	r.wait = append(r.wait, j)
+	c.enqueue(r, &k, lag)
+	r.wait = append(r.wait, k)
 	f.waiting++
 	c.maxQueue = max(c.maxQueue, c.QueueLen())
 	if len(r.wait) == 1 { // the running thread's boundaries matter now
@@ -328,13 +358,12 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	c.wakeupPreempt(s, len(r.wait)-1)
 }
 
-// fairStart runs the job just put in s.cpuJob (counted busy by the caller;
-// it is in s's runqueue sums) until its segment ends or its vruntime
-// reaches its deadline.
+// fairStart runs the job whose key was just put in s.fk (counted busy by
+// the caller; it is in s's runqueue sums) until its segment ends or its
+// vruntime reaches its deadline.
 func (c *CPU) fairStart(s *cpuSlot) {
 	now := c.env.now
-	j := &s.cpuJob
-	if !j.ran {
+	if j := c.fair.body(&s.fk); !j.ran {
 		j.ran = true
 		c.started++
 		c.waitSum += int64(now - j.queued)
@@ -343,13 +372,13 @@ func (c *CPU) fairStart(s *cpuSlot) {
 			c.wakeWait += int64(now - j.queued)
 		}
 	}
-	if j.v >= j.dl { // update_deadline: the slice is used up
-		j.dl = j.v + c.fair.slice
+	if k := &s.fk; k.v >= k.dl { // update_deadline: the slice is used up
+		k.dl = k.v + c.fair.slice
 	}
 	c.resume(s, true)
 }
 
-// resume lets s.cpuJob run on s; protect says it has just been picked, so that a
+// resume lets s's job run on s; protect says it has just been picked, so that a
 // wake-up cannot preempt it while it is eligible (RUN_TO_PARITY). With no
 // thread waiting on its runqueue it runs to the end of its job: a query
 // boundary or a slice end would change nothing but its deadline, which
@@ -363,10 +392,11 @@ func (c *CPU) resume(s *cpuSlot, protect bool) {
 
 // schedule sets s's timer for its next event.
 func (c *CPU) schedule(s *cpuSlot) {
-	j := &s.cpuJob
+	k := &s.fk
+	j := c.fair.body(k)
 	d := j.left
 	if len(c.fair.rqs[s.index].wait) > 0 {
-		d = min(d, time.Duration(j.dl-j.v))
+		d = min(d, time.Duration(k.dl-k.v))
 	} else if j.segs != nil {
 		for _, seg := range j.segs[j.k+1:] {
 			d += seg
@@ -378,34 +408,31 @@ func (c *CPU) schedule(s *cpuSlot) {
 // sync brings the thread running on s to now, through the query
 // boundaries and slice ends it passed alone on its runqueue.
 func (c *CPU) sync(s *cpuSlot) {
-	j := &s.cpuJob
+	k := &s.fk
+	j := c.fair.body(k)
 	el := int64(c.env.now - s.start)
 	for el > int64(j.left) && j.segs != nil && j.k < len(j.segs)-1 {
 		el -= int64(j.left)
-		j.v += int64(j.left)
+		k.v += int64(j.left)
 		j.k++
 		j.left = j.segs[j.k]
-		j.dl = j.v + c.fair.slice // woken again, alone: no lag
+		k.dl = k.v + c.fair.slice // woken again, alone: no lag
 		s.protect = true
 	}
-	j.v += el
+	k.v += el
 	j.left -= time.Duration(el)
-	if sl := c.fair.slice; j.dl < j.v { // slices ended with no one waiting
-		j.dl += (j.v - j.dl + sl - 1) / sl * sl
+	if sl := c.fair.slice; k.dl < k.v { // slices ended with no one waiting
+		k.dl += (k.v - k.dl + sl - 1) / sl * sl
 		s.protect = false
 	}
 	s.start = c.env.now
 }
 
 // switchTo puts the thread on s, brought to now, back among r's waiting
-// threads, in the place of the i-th waiting one, which runs instead. The
-// two jobs trade places without a copy through the stack; the order of
-// r.wait does not matter (see takeInto).
+// threads, in the place of the i-th waiting one, which runs instead: the
+// two trade keys (the order of r.wait does not matter, see takeInto).
 func (c *CPU) switchTo(s *cpuSlot, r *cpuRQ, i int) {
-	w := &r.wait[i]
-	tmp := *w
-	*w = s.cpuJob
-	s.cpuJob = tmp
+	r.wait[i], s.fk = s.fk, r.wait[i]
 	c.fairStart(s)
 }
 
@@ -421,7 +448,7 @@ func (c *CPU) wakeupPreempt(s *cpuSlot, i int) {
 		return
 	}
 	c.sync(s)
-	if r.eligible(s.v) && (s.protect || !before(w, &s.cpuJob)) {
+	if r.eligible(s.fk.v) && (s.protect || !before(w, &s.fk)) {
 		return
 	}
 	c.env.Cancel(s.end)
@@ -436,8 +463,9 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	c.account()
 	r := c.rq(s)
 	c.sync(s)
-	cur := &s.cpuJob  // the thread stays in its slot while it may go on
-	if cur.left > 0 { // deadline reached: a new slice, and a pick
+	cur := &s.fk // the thread stays in its slot while it may go on
+	j := f.body(cur)
+	if j.left > 0 { // deadline reached: a new slice, and a pick
 		cur.dl = cur.v + f.slice
 		if len(r.wait) == 0 {
 			c.resume(s, false)
@@ -452,12 +480,12 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 		c.switchTo(s, r, i)
 		return
 	}
-	if cur.segs != nil && cur.k < len(cur.segs)-1 {
+	if j.segs != nil && j.k < len(j.segs)-1 {
 		// A query boundary: the thread blocks on its client and wakes at
 		// once on the same processor, placed by its lag with a new
 		// deadline; the processor goes to the pick of the waiting threads.
-		cur.k++
-		cur.left = cur.segs[cur.k]
+		j.k++
+		j.left = j.segs[j.k]
 		c.enqueue(r, cur, c.dequeue(r, cur))
 		if len(r.wait) == 0 {
 			c.resume(s, true)
@@ -470,7 +498,7 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 		// if the pick is ineligible: it was just picked, so it is
 		// protected while eligible, and the sums are those it was picked
 		// with. Skipping the test saves a second scan of the runqueue.
-		if !r.eligible(s.v) {
+		if !r.eligible(s.fk.v) {
 			c.wakeupPreempt(s, i)
 		}
 		return
@@ -480,17 +508,18 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	if f.delayZero && lag < 0 {
 		lag = 0
 	}
-	if cur.th != nil {
-		cur.th.vlag = lag
+	if j.th != nil {
+		j.th.vlag = lag
 	}
-	done, arg := cur.done, cur.arg
-	s.cpuJob = cpuJob{}
+	done, arg := j.done, j.arg
+	*j = cpuJob{} // keeps no references
+	f.free = append(f.free, cur.id)
 	s.busy = false
 	c.completed++
 	switch {
 	case len(r.wait) > 0:
 		f.waiting--
-		r.takeInto(r.pick(), &s.cpuJob)
+		r.takeInto(r.pick(), &s.fk)
 		c.fairStart(s)
 	case f.waiting > 0:
 		c.pull(s, r)
@@ -508,16 +537,16 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 func (c *CPU) pull(s *cpuSlot, r *cpuRQ) {
 	f := &c.fair
 	src := -1
-	for k := range f.rqs {
-		if n := len(f.rqs[k].wait); n > 0 && (src < 0 || n > len(f.rqs[src].wait)) {
-			src = k
+	for q := range f.rqs {
+		if n := len(f.rqs[q].wait); n > 0 && (src < 0 || n > len(f.rqs[src].wait)) {
+			src = q
 		}
 	}
 	sr := c.rq(&c.slots[src])
-	j := &s.cpuJob
-	sr.takeInto(sr.pick(), j)
-	lag := c.dequeue(sr, j)
+	k := &s.fk
+	sr.takeInto(sr.pick(), k)
+	lag := c.dequeue(sr, k)
 	f.waiting--
-	c.enqueue(r, j, lag)
+	c.enqueue(r, k, lag)
 	c.fairStart(s)
 }

@@ -208,7 +208,7 @@ func TestFairLagLimit(t *testing.T) {
 		cpu.WakeAs(th, 100*us, nil, nil)
 		r := &cpu.fair.rqs[0]
 		r.advance(env.Now(), true)
-		j := cpu.slots[0].cpuJob // the wake preempted the burst
+		j := cpu.slots[0].fk // the wake preempted the burst
 		placed = time.Duration(r.avg() - j.v)
 	})
 	env.Run()
