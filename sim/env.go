@@ -229,17 +229,7 @@ func (e *Env) RunUntil(t Time) {
 	if t < e.now {
 		panic(fmt.Sprintf("sim: RunUntil(%v) is in the past, now %v", t, e.now))
 	}
-	e.stopped = false
-	for !e.stopped {
-		en, _, ok := e.peek()
-		if !ok || en.at > t {
-			break
-		}
-		e.Step()
-	}
-	if !e.stopped {
-		e.now = t
-	}
+	e.runUntil(t, 0, nil)
 }
 
 // RunUntilEvery is RunUntil(t) that also calls check before every n-th
@@ -254,6 +244,12 @@ func (e *Env) RunUntilEvery(t Time, n int, check func() bool) bool {
 	if n <= 0 {
 		panic(fmt.Sprintf("sim: RunUntilEvery every %d events: must be > 0", n))
 	}
+	return e.runUntil(t, n, check)
+}
+
+// runUntil is RunUntil's loop; with n > 0 it calls check before every n-th
+// event and returns false at once when check does.
+func (e *Env) runUntil(t Time, n int, check func() bool) bool {
 	e.stopped = false
 	k := n
 	for !e.stopped {

@@ -62,11 +62,17 @@ func (s *Stream) Uint64N(n uint64) uint64 {
 	if n == 0 {
 		panic("sim: Uint64N with n == 0")
 	}
-	hi, lo := bits.Mul64(s.pcg.Uint64(), n)
+	return lemire(&s.pcg, n)
+}
+
+// lemire draws a uniform integer in [0, n), n > 0, from p by Lemire's
+// multiply-and-reject method.
+func lemire(p *rand.PCG, n uint64) uint64 {
+	hi, lo := bits.Mul64(p.Uint64(), n)
 	if lo < n {
 		thresh := -n % n
 		for lo < thresh {
-			hi, lo = bits.Mul64(s.pcg.Uint64(), n)
+			hi, lo = bits.Mul64(p.Uint64(), n)
 		}
 	}
 	return hi
@@ -83,14 +89,7 @@ func (s *Stream) SumUint64N(n uint64, k int) uint64 {
 	p := s.pcg
 	var sum uint64
 	for ; k > 0; k-- {
-		hi, lo := bits.Mul64(p.Uint64(), n)
-		if lo < n {
-			thresh := -n % n
-			for lo < thresh {
-				hi, lo = bits.Mul64(p.Uint64(), n)
-			}
-		}
-		sum += hi
+		sum += lemire(&p, n)
 	}
 	s.pcg = p
 	return sum

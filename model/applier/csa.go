@@ -204,14 +204,14 @@ func (c *csa) onEventsRead(a any) {
 		r.waitLock(w)
 		return
 	}
-	r.execute(w, 0, c.applyDone)
+	r.execute(w, 0, false, c.applyDone)
 }
 
 // lockGranted resumes a worker whose row lock was released.
 func (c *csa) lockGranted(a any) {
 	w := a.(*worker)
 	w.set(c.r.env.Now(), wsApply)
-	c.r.execute(w, 0, c.applyDone)
+	c.r.execute(w, 0, false, c.applyDone)
 }
 
 func (c *csa) onApplied(a any) {

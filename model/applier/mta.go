@@ -246,11 +246,7 @@ func (m *mta) onWorkerStart(a any) {
 	w := a.(*worker)
 	r := m.r
 	w.set(r.env.Now(), wsApply)
-	if r.cfg.MTA.GTIDOnly {
-		r.execute(w, r.inflateCost, m.applyDone)
-		return
-	}
-	r.executeExtraRow(w, r.inflateCost, m.applyDone)
+	r.execute(w, r.inflateCost, !r.cfg.MTA.GTIDOnly, m.applyDone)
 }
 
 func (m *mta) onApplied(a any) {

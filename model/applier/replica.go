@@ -448,16 +448,16 @@ func (r *replica) register(seq int64) {
 
 // execute runs the statement work of w's transaction on its session: the
 // rows' CPU (after pre, the worker's own CPU before them), then their
-// redo; done(w) runs after.
-func (r *replica) execute(w *worker, pre time.Duration, done func(any)) {
-	w.sess.Execute(pre+r.applyCost(), r.nUpd, done, w)
-}
-
-// executeExtraRow is execute with one more row updated in the same
-// transaction (the MTA worker's mysql.slave_worker_info row), at the cost
+// redo; done(w) runs after. extraRow adds one more row updated in the same
+// transaction (the MTA worker's mysql.slave_worker_info row) at the cost
 // of a sysbench row.
-func (r *replica) executeExtraRow(w *worker, pre time.Duration, done func(any)) {
-	w.sess.Execute(pre+r.applyCost()+sim.SampleDuration(r.updDist, r.updRNG), r.nUpd+1, done, w)
+func (r *replica) execute(w *worker, pre time.Duration, extraRow bool, done func(any)) {
+	cost, rows := pre+r.applyCost(), r.nUpd
+	if extraRow {
+		cost += sim.SampleDuration(r.updDist, r.updRNG)
+		rows++
+	}
+	w.sess.Execute(cost, rows, done, w)
 }
 
 // commitUnordered commits w's transaction on its session (no commit
