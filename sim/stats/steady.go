@@ -28,7 +28,42 @@ const MSERBatch = 5
 // minimum later means the run never settled, and is too short. Fewer than
 // four batches give (0, false).
 func MSER5(xs []float64) (trunc int, ok bool) {
-	return mser(xs, MSERBatch)
+	const b = MSERBatch
+	m := len(xs) / b
+	if m < 4 {
+		return 0, false
+	}
+	z := make([]float64, m)
+	for j := range z {
+		s := 0.0
+		for _, x := range xs[j*b : (j+1)*b] {
+			s += x
+		}
+		z[j] = s / float64(b)
+	}
+	// Suffix sums give every MSER(d) in one backward pass. The last two
+	// candidates keep fewer than three batches, where a zero variance would
+	// win by accident, so they are not considered.
+	best, bestD := math.Inf(1), 0
+	var s, s2 float64
+	mser := make([]float64, m)
+	for j := m - 1; j >= 0; j-- {
+		s += z[j]
+		s2 += z[j] * z[j]
+		n := float64(m - j)
+		mean := s / n
+		ss := s2 - n*mean*mean
+		if ss < 0 {
+			ss = 0
+		}
+		mser[j] = ss / (n * n)
+	}
+	for d := 0; d <= m-3; d++ {
+		if mser[d] < best {
+			best, bestD = mser[d], d
+		}
+	}
+	return bestD * b, bestD <= m/2
 }
 
 // MSERCycle is MSER for a series that repeats a cycle of p intervals in
@@ -92,46 +127,6 @@ func MinCycleRun(p int) int {
 		n++
 	}
 	return n
-}
-
-// mser is MSER with batches of b observations, candidates at every batch
-// boundary.
-func mser(xs []float64, b int) (trunc int, ok bool) {
-	m := len(xs) / b
-	if m < 4 {
-		return 0, false
-	}
-	z := make([]float64, m)
-	for j := range z {
-		s := 0.0
-		for _, x := range xs[j*b : (j+1)*b] {
-			s += x
-		}
-		z[j] = s / float64(b)
-	}
-	// Suffix sums give every MSER(d) in one backward pass. The last two
-	// candidates keep fewer than three batches, where a zero variance would
-	// win by accident, so they are not considered.
-	best, bestD := math.Inf(1), 0
-	var s, s2 float64
-	mser := make([]float64, m)
-	for j := m - 1; j >= 0; j-- {
-		s += z[j]
-		s2 += z[j] * z[j]
-		n := float64(m - j)
-		mean := s / n
-		ss := s2 - n*mean*mean
-		if ss < 0 {
-			ss = 0
-		}
-		mser[j] = ss / (n * n)
-	}
-	for d := 0; d <= m-3; d++ {
-		if mser[d] < best {
-			best, bestD = mser[d], d
-		}
-	}
-	return bestD * b, bestD <= m/2
 }
 
 // Period finds a recurrent cycle in a series from its sample
