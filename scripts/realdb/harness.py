@@ -309,6 +309,29 @@ class Harness:
         self.sysbench("prepare", min(a.tables, 4), 0)
         log("prepared in %.0f s" % (time.time() - t))
 
+    def age(self):
+        """Run the load unmeasured for --age seconds (flush=0, the most threads), in slices, and
+        record the redo per transaction of each slice: it falls while the data age."""
+        a = self.a
+        threads = max(int(x) for x in a.threads.split(","))
+        self.sql("SET GLOBAL innodb_flush_log_at_trx_commit = 0")
+        log("aging the data: %d s at %d threads" % (a.age, threads))
+        slices = []
+        left = a.age
+        while left > 0:
+            n = min(30, left)
+            before = self.status()
+            _, out = self.sysbench("run", threads, n)
+            after = self.status()
+            sb = parse_sysbench(out)
+            d = status_delta(before, after)
+            tx = sb.get("transactions") or 0
+            slices.append({"seconds": n, "tps": sb.get("tps"), "transactions": tx,
+                           "redo_bytes_per_trx": round(d.get("Innodb_lsn_current", 0) / tx, 1) if tx else None})
+            left -= n
+        log("aged: redo per transaction %s B" % [s["redo_bytes_per_trx"] for s in slices])
+        return {"seconds": a.age, "threads": threads, "slices": slices}
+
     def set_cap(self, cap):
         """Write one cap (bytes/s, IOPS) to all four v1 blkio throttle knobs; 0 0 lifts it."""
         bps, iops = cap
@@ -352,6 +375,7 @@ class Harness:
                 "children_utime_s": round(after["children"].ru_utime - before["children"].ru_utime, 4),
                 "children_stime_s": round(after["children"].ru_stime - before["children"].ru_stime, 4),
                 "machine_ticks_delta": {k: after["proc"][k] - before["proc"][k] for k in PROCSTAT},
+                "machine_context_switches": after["proc"].get("ctxt", 0) - before["proc"].get("ctxt", 0),
                 "clk_tck": TICK,
             },
             "loadavg_before": before["loadavg"], "loadavg_after": after["loadavg"],
@@ -434,6 +458,11 @@ class Harness:
         t = time.time()
         self.prepare()
         doc["prepare"] = {"seconds": round(time.time() - t, 1), "tables": a.tables, "table_size": a.table_size}
+        if a.age > 0:
+            # Age the data before anything is measured: the first minutes
+            # after prepare write more redo per transaction than later ones
+            # (docs/realdb.md, "Data age").
+            doc["age"] = self.age()
         self.stop_server()
         order = 0
         for rep in range(a.repeat):
@@ -561,8 +590,13 @@ def read_diskstat(dev):
 
 def read_procstat():
     with open("/proc/stat") as f:
-        first = f.readline().split()
-    return {k: int(first[i + 1]) for i, k in enumerate(PROCSTAT)}
+        lines = f.read().splitlines()
+    first = lines[0].split()
+    out = {k: int(first[i + 1]) for i, k in enumerate(PROCSTAT)}
+    for line in lines:
+        if line.startswith("ctxt "):
+            out["ctxt"] = int(line.split()[1])  # context switches since boot, all CPUs
+    return out
 
 
 def read_pidstat(pid):
@@ -720,6 +754,8 @@ def main():
     p.add_argument("--threads", default="1,16", help="comma-separated sysbench thread counts")
     p.add_argument("--settings", default="all",
                    help="comma list of off:FLUSH and on:SYNC_BINLOG:FLUSH, or 'all' (default)")
+    p.add_argument("--age", type=int, default=0,
+                   help="unmeasured seconds of load right after prepare, to age the data (0 = none)")
     p.add_argument("--repeat", type=int, default=2, help="passes over the matrix; odd passes run it in reverse")
     p.add_argument("--buffer-pool", default="1G", help="innodb_buffer_pool_size")
     p.add_argument("--redo", default="96M", help="innodb_log_file_size (MariaDB default 96M)")
