@@ -24,7 +24,7 @@ var update = flag.Bool("update", false, "rewrite scenarios/realdb from the commi
 // filesystem before it. The busy (matrix-2vcpu-10x100k.json, fio-2vcpu.json)
 // and nice-19 "quiet" (…-quiet.json) measurements stay as data.
 const (
-	matrixJSON = "../../docs/data/realdb/matrix-2vcpu-10x100k-idle.json"
+	matrixJSON = "../../docs/data/realdb/matrix-2vcpu-10x100k-aged-idle.json"
 	fioJSON    = "../../docs/data/realdb/fio-2vcpu-idle.json"
 	scenDir    = "../../scenarios/realdb"
 )
