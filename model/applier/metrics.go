@@ -24,6 +24,7 @@ type Metrics struct {
 	TPS               float64            `json:"tps"`
 	CPUUtilPct        float64            `json:"cpu_util_pct"`
 	CPUCores          int64              `json:"cpu_cores"`
+	CPUWaitUsAvg      float64            `json:"cpu_wait_us_avg"`
 	WorkerStatePct    map[string]float64 `json:"worker_state_pct"`
 	WorkerMsPerTrx    map[string]float64 `json:"worker_ms_per_trx"`
 	WorkerBusyPct     float64            `json:"worker_busy_pct"`

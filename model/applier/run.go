@@ -155,6 +155,7 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	cpu := r.cpu.Stats()
 	out.CPUUtilPct = 100 * cpu.Utilization
 	out.CPUCores = int64(r.cpu.Servers())
+	out.CPUWaitUsAvg = float64(cpu.MeanWait) / 1e3
 
 	now := r.env.Now()
 	var acc [wsN]int64
