@@ -24,7 +24,9 @@ type Metrics struct {
 	TPS               float64            `json:"tps"`
 	CPUUtilPct        float64            `json:"cpu_util_pct"`
 	CPUCores          int64              `json:"cpu_cores"`
+	CPUWaitUsAvg      float64            `json:"cpu_wait_us_avg"`
 	WorkerStatePct    map[string]float64 `json:"worker_state_pct"`
+	WorkerMsPerTrx    map[string]float64 `json:"worker_ms_per_trx"`
 	WorkerBusyPct     float64            `json:"worker_busy_pct"`
 	WorkerApplyPct    float64            `json:"worker_apply_pct"`
 	ParkedS           float64            `json:"parked_s"`
@@ -35,18 +37,30 @@ type Metrics struct {
 	MemoryMaxBytes    int64              `json:"memory_max_bytes"`
 	MemoryLimitBytes  int64              `json:"memory_limit_bytes"`
 
-	CommitTurnWaitMsAvg *float64 `json:"commit_turn_wait_ms_avg,omitempty"` // commit order: applied to registered
-	DependencyWaitMsAvg *float64 `json:"dependency_wait_ms_avg,omitempty"`  // CSA window: read to ready
-	CommitGroupSizeMean *float64 `json:"commit_group_size_mean,omitempty"`  // ordered commit groups
-	RedoFlushesPerS     *float64 `json:"redo_flushes_per_s,omitempty"`      // redo on
-	RedoWaitersPerFlush *float64 `json:"redo_waiters_per_flush,omitempty"`
-	BinlogSyncsPerS     *float64 `json:"binlog_syncs_per_s,omitempty"` // binlog on
-	BinlogSyncGroupMean *float64 `json:"binlog_sync_group_mean,omitempty"`
+	CommitTurnWaitMsAvg *float64       `json:"commit_turn_wait_ms_avg,omitempty"` // commit order: applied to registered
+	DependencyWaitMsAvg *float64       `json:"dependency_wait_ms_avg,omitempty"`  // CSA window: read to ready
+	CommitGroupSizeMean *float64       `json:"commit_group_size_mean,omitempty"`  // ordered commit groups
+	CommitStageMs       *CommitStageMs `json:"commit_stage_ms,omitempty"`         // ordered commit: mean per transaction
+	RedoFlushesPerS     *float64       `json:"redo_flushes_per_s,omitempty"`      // redo on
+	RedoWaitersPerFlush *float64       `json:"redo_waiters_per_flush,omitempty"`
+	BinlogSyncsPerS     *float64       `json:"binlog_syncs_per_s,omitempty"` // binlog on
+	BinlogSyncGroupMean *float64       `json:"binlog_sync_group_mean,omitempty"`
 
 	InvariantViolations int64 `json:"invariant_violations"`
 	*MTAMetrics
 	*CSAMetrics
 	Storage map[string]any `json:"storage"` // disk.Array.Metrics
+}
+
+// CommitStageMs is a transaction's mean time in each part of the ordered
+// commit (commit.OrderedCommit.StageMeans), in ms.
+type CommitStageMs struct {
+	Queue      float64 `json:"queue"`
+	Flush      float64 `json:"flush"`
+	SyncWait   float64 `json:"sync_wait"`
+	Sync       float64 `json:"sync"`
+	CommitWait float64 `json:"commit_wait"`
+	Commit     float64 `json:"commit"`
 }
 
 // BacklogMetrics are the backlog mode's fields.

@@ -7,6 +7,7 @@ import (
 
 	"simrun/internal/result"
 	"simrun/model/applier/stream"
+	"simrun/model/commit"
 	"simrun/model/disk"
 	"simrun/sim"
 )
@@ -154,6 +155,7 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	cpu := r.cpu.Stats()
 	out.CPUUtilPct = 100 * cpu.Utilization
 	out.CPUCores = int64(r.cpu.Servers())
+	out.CPUWaitUsAvg = float64(cpu.MeanWait) / 1e3
 
 	now := r.env.Now()
 	var acc [wsN]int64
@@ -165,8 +167,10 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	}
 	total := float64(elapsed) * float64(len(r.sch.workers()))
 	out.WorkerStatePct = make(map[string]float64, wsN)
+	out.WorkerMsPerTrx = make(map[string]float64, wsN)
 	for i, v := range acc {
 		out.WorkerStatePct[workerStateNames[i]] = 100 * float64(v) / total
+		out.WorkerMsPerTrx[workerStateNames[i]] = float64(v) / float64(max(r.commits, 1)) / 1e6
 	}
 	out.WorkerBusyPct = 100 * (1 - float64(acc[wsIdle])/total)
 	out.WorkerApplyPct = 100 * float64(acc[wsApply]) / total
@@ -184,6 +188,12 @@ func (r *replica) metrics(out *Metrics, elapsed time.Duration) {
 	}
 	if o := r.srv.Ordered(); o != nil && o.Groups > 0 {
 		out.CommitGroupSizeMean = ptr(float64(o.GroupTrx) / float64(o.Groups))
+		st := o.StageMeans()
+		ms := func(i int) float64 { return st[i].Seconds() * 1e3 }
+		out.CommitStageMs = &CommitStageMs{
+			Queue: ms(commit.StageQueue), Flush: ms(commit.StageFlush), SyncWait: ms(commit.StageSyncWait),
+			Sync: ms(commit.StageSync), CommitWait: ms(commit.StageCommitWait), Commit: ms(commit.StageCommit),
+		}
 	}
 	if redo := r.srv.Redo(); redo != nil {
 		out.RedoFlushesPerS = ptr(float64(redo.Flushes) / sec)

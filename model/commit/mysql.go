@@ -199,9 +199,71 @@ type OrderedCommit struct {
 	// Syncs and SyncTrx the binlog syncs, since ResetStats.
 	Groups, GroupTrx, Syncs, SyncTrx int64
 
+	// stamp[seq & (len-1)] is when seq entered its current stage's queue
+	// (or the stage itself): the per-transaction stage times below.
+	stamp    []sim.Time
+	stage    [stageN]int64 // ns summed over transactions, since ResetStats
+	stageTrx [stageN]int64 // transactions that finished each stage
+
 	redoFlushedCB, synced, commitDone        func(any)
 	delayDone                                func()
 	startFlushFn, startSyncFn, startCommitFn func()
+}
+
+// The parts of a transaction's time in the ordered commit, in order.
+const (
+	StageQueue      = iota // registered, waiting for the flush stage's leader to take it
+	StageFlush             // the flush stage: the redo flush covering the group's prepares (and the binlog write)
+	StageSyncWait          // flushed, waiting for the sync stage (a binlog fsync in progress)
+	StageSync              // the binlog fsync
+	StageCommitWait        // synced, waiting for the commit stage
+	StageCommit            // the engine commits of its range, in order
+	stageN
+)
+
+// StageNames names the stages for the metrics.
+var StageNames = [stageN]string{"queue", "flush", "sync_wait", "sync", "commit_wait", "commit"}
+
+// StageMeans returns the mean time per transaction of each stage since
+// ResetStats (0 for a stage no transaction finished).
+func (o *OrderedCommit) StageMeans() [stageN]time.Duration {
+	var out [stageN]time.Duration
+	for i := range out {
+		if o.stageTrx[i] > 0 {
+			out[i] = time.Duration(o.stage[i] / o.stageTrx[i])
+		}
+	}
+	return out
+}
+
+// endStage adds the time since each transaction of (lo, hi] entered stage
+// s and stamps now as their entry into the next one.
+func (o *OrderedCommit) endStage(s int, lo, hi int64) {
+	now := o.env.Now()
+	m := int64(len(o.stamp) - 1)
+	for q := lo + 1; q <= hi; q++ {
+		o.stage[s] += int64(now - o.stamp[q&m])
+		o.stamp[q&m] = now
+	}
+	o.stageTrx[s] += hi - lo
+}
+
+// stampRegister records seq's registration, growing the ring (a power of
+// two) when more transactions are in the ordered commit than it holds.
+func (o *OrderedCommit) stampRegister(seq int64) {
+	if n := seq - o.commitHi; n >= int64(len(o.stamp)) {
+		c := max(64, len(o.stamp))
+		for int64(c) <= n {
+			c *= 2
+		}
+		st := make([]sim.Time, c)
+		om, nm := int64(len(o.stamp)-1), int64(c-1)
+		for q := o.commitHi + 1; q < seq && len(o.stamp) > 0; q++ {
+			st[q&nm] = o.stamp[q&om]
+		}
+		o.stamp = st
+	}
+	o.stamp[seq&int64(len(o.stamp)-1)] = o.env.Now()
 }
 
 // NewOrderedCommit returns the ordered commit on cpu. redo is the redo log
@@ -222,6 +284,7 @@ func NewOrderedCommit(env *sim.Env, cfg MySQLConfig, cpu *sim.CPU, redo *Redo, b
 // Register queues transaction seq (the next in order) with binlogBytes of
 // binlog events; it joins the flush stage's queue.
 func (o *OrderedCommit) Register(seq, binlogBytes int64) {
+	o.stampRegister(seq)
 	o.regHi = seq
 	o.regBytes += binlogBytes
 	if !o.flushBusy {
@@ -231,6 +294,7 @@ func (o *OrderedCommit) Register(seq, binlogBytes int64) {
 
 func (o *OrderedCommit) startFlush() {
 	o.flushBusy = true
+	o.endStage(StageQueue, o.flushHi, o.regHi)
 	o.curFlush, o.curBytes = o.regHi, o.regBytes
 	o.Groups++
 	o.GroupTrx += o.curFlush - o.flushHi
@@ -243,6 +307,7 @@ func (o *OrderedCommit) startFlush() {
 
 // onRedoFlushed: the group's prepares are durable.
 func (o *OrderedCommit) onRedoFlushed(any) {
+	o.endStage(StageFlush, o.flushHi, o.curFlush)
 	if o.file == nil {
 		o.flushHi = o.curFlush
 		o.startCommit()
@@ -296,6 +361,7 @@ func (o *OrderedCommit) onDelay() {
 }
 
 func (o *OrderedCommit) sync() {
+	o.endStage(StageSyncWait, o.syncHi, o.flushHi)
 	o.curSync = o.flushHi
 	o.Syncs++
 	o.SyncTrx += o.curSync - o.syncHi
@@ -307,6 +373,7 @@ func (o *OrderedCommit) sync() {
 }
 
 func (o *OrderedCommit) onSynced(any) {
+	o.endStage(StageSync, o.syncHi, o.curSync)
 	o.syncHi = o.curSync
 	handOff(&o.syncBusy, o.commitBusy, o.startCommitFn, o.flushHi > o.syncHi, o.startSyncFn)
 }
@@ -319,12 +386,14 @@ func (o *OrderedCommit) startCommit() {
 	if o.file == nil {
 		o.curCommit = o.flushHi
 	}
+	o.endStage(StageCommitWait, o.commitHi, o.curCommit)
 	o.burst[0] = time.Duration(o.curCommit-o.commitHi) * o.commitCPU
 	o.cpu.Run(o.burst[:], o.commitDone, nil)
 }
 
 func (o *OrderedCommit) onCommitted(any) {
 	hi := o.curCommit
+	o.endStage(StageCommit, o.commitHi, hi)
 	for s := o.commitHi + 1; s <= hi; s++ {
 		o.committed(s)
 	}
@@ -344,4 +413,7 @@ func (o *OrderedCommit) onCommitted(any) {
 }
 
 // ResetStats starts the measured window.
-func (o *OrderedCommit) ResetStats() { o.Groups, o.GroupTrx, o.Syncs, o.SyncTrx = 0, 0, 0, 0 }
+func (o *OrderedCommit) ResetStats() {
+	o.Groups, o.GroupTrx, o.Syncs, o.SyncTrx = 0, 0, 0, 0
+	o.stage, o.stageTrx = [stageN]int64{}, [stageN]int64{}
+}

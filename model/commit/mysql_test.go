@@ -111,7 +111,11 @@ func TestOrderedCommitInOrder(t *testing.T) {
 				binlog, src = v.OpenFile("binlog.000001", false), v.RegisterSource("binlog")
 			}
 			var got []int64
-			o := NewOrderedCommit(env, MySQLConfig{}, sim.NewCPU(env, 4), redo, binlog, src, 10*time.Microsecond, func(seq int64) { got = append(got, seq) })
+			var inCommit time.Duration // summed from Register to committed
+			o := NewOrderedCommit(env, MySQLConfig{}, sim.NewCPU(env, 4), redo, binlog, src, 10*time.Microsecond, func(seq int64) {
+				got = append(got, seq)
+				inCommit += time.Duration(env.Now()) - time.Duration(seq)*7*time.Microsecond
+			})
 			const n = 200
 			for seq := int64(1); seq <= n; seq++ {
 				at := time.Duration(seq) * 7 * time.Microsecond
@@ -123,6 +127,22 @@ func TestOrderedCommitInOrder(t *testing.T) {
 				}, nil)
 			}
 			env.Run()
+			// The stages partition each transaction's time in the ordered
+			// commit (the means truncate to the ns).
+			var sum time.Duration
+			st := o.StageMeans()
+			for _, d := range st {
+				sum += d
+			}
+			if mean := inCommit / n; sum > mean || sum < mean-time.Duration(len(st)) {
+				t.Errorf("stage means sum to %v, mean time in the ordered commit %v (%v)", sum, mean, st)
+			}
+			if !tc.binlog && (st[StageSyncWait] != 0 || st[StageSync] != 0) {
+				t.Errorf("no binlog, but sync stages %v", st)
+			}
+			if tc.binlog && st[StageSync] <= 0 {
+				t.Errorf("binlog sync stage %v", st[StageSync])
+			}
 			if len(got) != n {
 				t.Fatalf("%d commits, want %d", len(got), n)
 			}
@@ -163,6 +183,13 @@ func TestOrderedCommitSerialCPU(t *testing.T) {
 	}
 	if o.Groups != 2 || o.GroupTrx != 5 {
 		t.Errorf("%d groups of %d transactions, want 2 of 5", o.Groups, o.GroupTrx)
+	}
+	// The four of the second group wait 10 us for the stage and commit in
+	// 40 us, the first commits in 10: queue 40/5 us, commit 170/5 us.
+	var want [stageN]time.Duration
+	want[StageQueue], want[StageCommit] = 8*time.Microsecond, 34*time.Microsecond
+	if got := o.StageMeans(); got != want {
+		t.Errorf("stage means %v, want %v", got, want)
 	}
 }
 
