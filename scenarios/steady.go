@@ -110,12 +110,18 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 		level, before := mean(age[len(age)-e:]), mean(age[len(age)-2*e:len(age)-e])
 		async, _ := metric(m, "checkpoint_age_mb.async_point")
 		end := float64(len(age)) * interval
-		if level > (1+heldTol)*before {
+		last := age[len(age)-1]
+		growing := level > (1+heldTol)*before
+		if growing && last >= async && last <= (1+heldTol)*async {
+			// Back at the async point, where flush-ahead holds it: the end
+			// of a dip of a held age's cycle (Case5's), not a ramp.
+			growing, level = false, async
+		}
+		if growing {
 			// At its present rate it reaches the async point, where the
 			// page cleaner's flush-ahead holds it (all nine cases of the
 			// 600 s study hold it there).
 			slope := (level - before) / (float64(e) * interval)
-			last := age[len(age)-1]
 			if last < async {
 				reach := end + (async-last)/slope
 				warn(twice(reach), "checkpoint age still growing (%.0f MB at the end, %+.1f MB/s over the last quarter); at that rate it reaches the async point (%.0f MB), where the page cleaner's flush-ahead holds it, after about %.0fs; run at least %gs",

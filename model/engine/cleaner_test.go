@@ -293,3 +293,80 @@ func TestNeighbours(t *testing.T) {
 		}
 	}
 }
+
+// Flush-ahead from a clean start, as buf_flush_page_cleaner runs it: once
+// the age reaches the async point A, every iteration finds
+// buf_flush_async_lsn set again (a second of redo pushes the age past A),
+// so page_cleaner_flush_pages_recommendation never writes a page; the real
+// server's buffer_flush_adaptive_total_pages is 0 in 47 of 48 capped runs.
+// Each batch takes the pages below lsn - A, up to io_capacity_max, so the
+// first cohort's burst comes back one span A / LSN rate later (plus the
+// time its pages take to be dirtied again), as it does on the server
+// (docs/capacity-planning.md, "Is the cycle physical?": 63 and 64 s apart
+// at a 64 s span).
+func TestFlushAheadEcho(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BufferPool.Size = 512 * sim.MiB // the data fit: no LRU batch
+	cfg.Redo.LogFileSize = 64 * sim.MiB // A = 46.9 MB: a span of about 10 s of this load
+	cfg.Redo.LogBufferSize = 2 * sim.MiB
+	d := newLoadDriver(t, cfg, 10, 100_000)
+	e := d.e
+	c := e.cl
+	const secs = 60
+	var flushed [secs + 31]int // pages of the batches started in each second
+	var byMode [4]int
+	firstAhead := -1
+	var lsnAt [secs + 31]uint64
+	var last sim.Time
+	running := false
+	d.check = func() {
+		s := int(d.env.Now() / sim.Time(time.Second))
+		if lsnAt[s] == 0 {
+			lsnAt[s] = e.Redo.lsn
+		}
+		if c.running && (!running || last != c.batchAt) {
+			last = c.batchAt
+			flushed[s] += c.nPages
+			if c.mode == modeAsync && firstAhead < 0 {
+				firstAhead = s
+			}
+			if firstAhead >= 0 {
+				byMode[c.mode] += c.nPages
+			}
+		}
+		running = c.running
+	}
+	d.run(2, secs*time.Second)
+	if firstAhead < 0 || firstAhead > secs/3 {
+		t.Fatalf("flush-ahead started at second %d of %d", firstAhead, secs)
+	}
+	if byMode[modeAdaptive] != 0 || byMode[modeLRU] != 0 {
+		t.Errorf("after flush-ahead began, pages by mode %v: want only flush-ahead and furious batches", byMode)
+	}
+	_, _, a := e.Redo.Points()
+	span := float64(a) / (float64(lsnAt[secs-1]-lsnAt[firstAhead]) / float64(secs-1-firstAhead)) // s
+	// A burst: a second with at least half of io_capacity_max, after one
+	// with less; the quietest second between two bursts holds less than a
+	// fifth of it.
+	n := cfg.Flushing.IOCapacityMax
+	var bursts []int
+	for s := firstAhead; s < secs; s++ {
+		if 2*flushed[s] >= n && (s == firstAhead || 2*flushed[s-1] < n) {
+			bursts = append(bursts, s)
+		}
+	}
+	if len(bursts) < 4 {
+		t.Fatalf("bursts at seconds %v (span %.1f s, flushed %v): want one every span", bursts, span, flushed[:secs])
+	}
+	for i := 1; i < len(bursts); i++ {
+		gap := float64(bursts[i] - bursts[i-1])
+		quiet := n
+		for s := bursts[i-1] + 2; s < bursts[i]; s++ {
+			quiet = min(quiet, flushed[s])
+		}
+		if gap < span-1 || gap > 1.4*span || 5*quiet >= n {
+			t.Errorf("bursts at %d and %d s: %v s apart (span %.1f s), quietest second between %d pages; want one span (+ the re-dirtying) and a quiet gap", bursts[i-1], bursts[i], gap, span, quiet)
+		}
+	}
+	t.Logf("span %.1f s, bursts at %v, pages by mode %v", span, bursts, byMode)
+}
