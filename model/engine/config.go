@@ -19,6 +19,7 @@ const PageSize = 16 * 1024
 type Config struct {
 	BufferPool BufferPoolConfig `toml:"buffer_pool" unit:"" doc:"buffer pool"`
 	Layout     LayoutConfig     `toml:"layout" unit:"" doc:"how sysbench tables map to InnoDB pages"`
+	Index      IndexConfig      `toml:"index" unit:"" doc:"index k's leaves: the sorted build, splits, merges and their redo"`
 	Redo       RedoConfig       `toml:"redo" unit:"" doc:"redo log: size, buffer, write granularity and bytes per operation"`
 	Flushing   FlushingConfig   `toml:"flushing" unit:"" doc:"page cleaner and doublewrite buffer"`
 	CPU        CPUConfig        `toml:"cpu" unit:"" doc:"server CPU per statement"`
@@ -99,6 +100,7 @@ func DefaultConfig() Config {
 			SecondaryPerPage: 1000,
 			RollbackSegments: 128,
 		},
+		Index: DefaultIndex(),
 		Redo: RedoConfig{
 			LogFileSize:    4 * sim.GiB,
 			LogBufferSize:  16 * sim.MiB,
@@ -180,6 +182,9 @@ func (c Config) Validate() error {
 	}
 	if c.Layout.RollbackSegments < 1 || c.Layout.RollbackSegments > 128 {
 		bad("layout.rollback_segments: must be in [1, 128], got %d", c.Layout.RollbackSegments)
+	}
+	if err := c.Index.validate(); err != nil {
+		errs = append(errs, err)
 	}
 	r := c.Redo
 	if r.LogFileSize < 4*sim.MiB || r.LogFileSize > 512*sim.GiB {
