@@ -150,7 +150,7 @@ func TestPlanBudget(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "plan.json")
 	_, errOut, code := simrun(t, "plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s",
 		"--set", "engine.index.splits=false", // the first second after prepare splits index k's packed leaves
-		"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..400MB/s:39", "--budget", "5", "--format", "json", "-o", out)
+		"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..400MB/s:39", "--budget", "6", "--format", "json", "-o", out)
 	if code != exitFailure || !strings.Contains(errOut, "budget") {
 		t.Fatalf("exit %d, stderr %q: want 1 and a message about the budget", code, errOut)
 	}
@@ -216,7 +216,7 @@ func TestPlanDeterministic(t *testing.T) {
 	if err := json.Unmarshal([]byte(one), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Frontier) != 2 || rep.Frontier[1].X != "40MB/s" {
-		t.Errorf("frontier %+v, want two points, 40MB/s at 16 threads", rep.Frontier)
+	if len(rep.Frontier) != 2 || rep.Frontier[1].X != "30MB/s" {
+		t.Errorf("frontier %+v, want two points, 30MB/s at 16 threads", rep.Frontier)
 	}
 }
