@@ -266,3 +266,26 @@ func TestIndexConfigValidate(t *testing.T) {
 		configtest.Bad(func(c *Config) { c.Index.Age = -1 }, "index.age"),
 	})
 }
+
+// Index operations allocate nothing once the index and the operation
+// buffer have their working size (one simulation is allocation-free per
+// event in steady state).
+func TestSecIndexNoAllocs(t *testing.T) {
+	c := DefaultIndex()
+	sh := newLeafShape(c)
+	x := newSecIndex(50_000, sh, 2*builtLeaves(50_000, sh)+8, 0)
+	rng := sim.New(2).Stream("t")
+	var op indexOp
+	step := func() {
+		op.reset()
+		x.remove(x.insert(x.pick(rng), rng.Uint64()&1 == 1, &c, &op), &c, &op)
+		x.remove(x.pick(rng), &c, &op)
+		x.insert(x.pick(rng), rng.Uint64()&1 == 1, &c, &op)
+	}
+	for i := 0; i < 20_000; i++ {
+		step()
+	}
+	if a := testing.AllocsPerRun(2000, step); a != 0 {
+		t.Errorf("%v allocations per transaction's index operations", a)
+	}
+}
