@@ -182,6 +182,18 @@ func (b *BufferPool) step() (int32, bool) {
 	return int32(h), true
 }
 
+// Preload makes page p resident and clean in a free frame without a
+// reference, as a warm pool starts. It panics if none is free.
+func (b *BufferPool) Preload(p int32) {
+	if b.resident >= b.frames {
+		panic("engine: buffer pool Preload without a free frame")
+	}
+	if b.word[p]&pgResident == 0 {
+		b.word[p] = pgResident
+		b.resident++
+	}
+}
+
 // Load makes page p resident in a free frame. It panics if none is free.
 func (b *BufferPool) Load(p int32) {
 	if b.resident >= b.frames {

@@ -33,7 +33,10 @@ type Engine struct {
 	cl   *cleaner
 
 	tables, clustered, secondary, perTable int
-	nonLeaf                                int // non-leaf index pages, resident for good
+	secBuilt                               int         // leaves of k after the sorted build (secondary counts their slots)
+	nonLeaf                                int         // non-leaf index pages, resident for good
+	ix                                     []*secIndex // index k per table; nil unless index.splits
+	ixOp                                   indexOp
 	rsegBase                               int32
 	rsegNext                               int
 	files                                  []*disk.File // per table
@@ -83,6 +86,7 @@ type Engine struct {
 	LRUEvicted     int64 // clean pages the LRU batch freed
 	WaitFree       int64 // a user thread found no free page and waited for the cleaner (Innodb_buffer_pool_wait_free)
 	LRUWrites      int64 // single pages a user thread wrote to free a frame (a bulk loader's Tablespace)
+	IndexRedo      int64 // redo of index k's splits and merges
 	PageReads      int64
 	Checkpoints    int64
 	FlushAheadOn   int64           // cleaner iterations in flush-ahead
@@ -128,6 +132,16 @@ func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume,
 	e.tables = wl.Tables
 	e.clustered = int((wl.TableSize + int64(cfg.Layout.RowsPerPage) - 1) / int64(cfg.Layout.RowsPerPage))
 	e.secondary = int((wl.TableSize + int64(cfg.Layout.SecondaryPerPage) - 1) / int64(cfg.Layout.SecondaryPerPage))
+	e.secBuilt = e.secondary
+	var shape leafShape
+	if mariadbPool && cfg.Index.Splits {
+		// Index k's leaves as the sorted build left them, with room for the
+		// pages splits add (a leaf cannot stay below half full while a
+		// sibling has room, so twice the built leaves bound them).
+		shape = newLeafShape(cfg.Index)
+		e.secBuilt = builtLeaves(wl.TableSize, shape)
+		e.secondary = 2*e.secBuilt + 8
+	}
 	e.perTable = e.clustered + e.secondary
 	npages := e.tables*e.perTable + cfg.Layout.RollbackSegments
 	if npages > 1<<30 {
@@ -138,13 +152,33 @@ func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume,
 	// leave the pool: they hold frames the data pages cannot use.
 	frames := int(int64(cfg.BufferPool.Size) / PageSize)
 	if mariadbPool {
-		e.nonLeaf = e.tables * (nonLeafPages(e.clustered, clusteredNodePtr) + nonLeafPages(e.secondary, secondaryNodePtr))
+		e.nonLeaf = e.tables * (nonLeafPages(e.clustered, clusteredNodePtr) + nonLeafPages(e.secBuilt, secondaryNodePtr))
 		frames = PoolFrames(cfg.BufferPool.Size) - e.nonLeaf
 	}
 	if frames < 1 {
 		return nil, fmt.Errorf("engine.buffer_pool.size: %v leaves no frame beyond the %d non-leaf index pages", cfg.BufferPool.Size, e.nonLeaf)
 	}
-	e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
+	if e.secBuilt != e.secondary {
+		e.ix = make([]*secIndex, e.tables)
+		for t := range e.ix {
+			e.ix[t] = newSecIndex(wl.TableSize, shape, e.secondary, int32(t*e.perTable+e.clustered))
+		}
+		e.ageIndex(env.Stream("engine/index-age"), wl, cfg.Index.Age)
+		for _, x := range e.ix {
+			x.Splits, x.Merges, x.MergeAttempts = 0, 0, 0
+		}
+		e.BP = NewBufferPool(npages, frames, false)
+		if cfg.BufferPool.Warm {
+			// The pages that exist, in page order, as a warm pool has them.
+			for p := 0; p < npages && e.BP.HasFree(); p++ {
+				if e.pageExists(int32(p)) {
+					e.BP.Preload(int32(p))
+				}
+			}
+		}
+	} else {
+		e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
+	}
 	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(syncAtCommit), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
 	e.files = make([]*disk.File, e.tables)
 	for t := range e.files {
@@ -319,6 +353,10 @@ func (e *Engine) PlanPages(stmts []workload.Stmt, dst []int32) []int32 {
 		dst = append(dst, base+int32((s.Row-1)/rpp))
 		switch s.Kind {
 		case workload.UpdateIndex, workload.Delete, workload.Insert:
+			if e.ix != nil {
+				dst = append(dst, base+int32(e.clustered)+int32(e.ix[s.Table].pick(e.rng)))
+				continue
+			}
 			dst = append(dst, base+int32(e.clustered)+int32(e.rng.IntN(e.secondary)))
 		}
 	}
@@ -674,9 +712,15 @@ func (e *Engine) ApplyBody(stmts []workload.Stmt, pages []int32) uint64 {
 		n += e.stmtRedo[s.Kind]
 	}
 	n += uint64(e.cfg.Redo.Purge)
+	if e.ix != nil {
+		n += e.indexOps(stmts, pages)
+	}
 	lsn := e.mtrCommit(n)
 	for _, p := range pages {
 		e.dirty(p, lsn)
+	}
+	if e.ix != nil {
+		e.indexPages(lsn)
 	}
 	e.cl.dirtied()
 	return lsn
@@ -776,6 +820,10 @@ func (e *Engine) onSample(any) {
 // ResetStats starts the measured window.
 func (e *Engine) ResetStats() {
 	e.Stalls, e.PagesFlushed, e.LRUWrites, e.PageReads, e.Checkpoints = 0, 0, 0, 0, 0
+	e.IndexRedo = 0
+	for _, x := range e.ix {
+		x.Splits, x.Merges, x.MergeAttempts = 0, 0, 0
+	}
 	e.FlushListPages, e.LRUBatchPages, e.NeighborPages, e.NeighborLRU, e.LRUEvicted, e.WaitFree = 0, 0, 0, 0, 0, 0
 	e.FlushAheadOn, e.FuriousOn = 0, 0
 	e.ageHist.Reset()
@@ -815,6 +863,7 @@ type Stats struct {
 	Checkpoints         int64
 	FlushAheadIters     int64
 	FuriousIters        int64
+	Index               IndexStats
 	Hits, Misses        int64
 	BPFrames            int // frames of the pool (PoolFrames), the non-leaf pages' included
 	NonLeafPages        int // frames the non-leaf index pages hold
@@ -856,6 +905,7 @@ func (e *Engine) Stats() Stats {
 		LRUWrites:           e.LRUWrites,
 		PageReads:           e.PageReads,
 		Checkpoints:         e.Checkpoints,
+		Index:               e.indexStats(),
 		FlushAheadIters:     e.FlushAheadOn,
 		FuriousIters:        e.FuriousOn,
 		Hits:                e.BP.Hits,

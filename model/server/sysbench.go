@@ -255,6 +255,7 @@ type Metrics struct {
 	PagesWritten  PagesWrittenPerTx  `json:"pages_written_per_tx"`
 	TxPerGroup    TxPerGroup         `json:"tx_per_group"`
 	BufferPool    BufferPool         `json:"buffer_pool"`
+	Index         IndexPerTx         `json:"index"`
 	Series        TPSSeries          `json:"series"`
 	Disk          map[string]any     `json:"disk"` // disk.Volume.Metrics
 }
@@ -334,6 +335,19 @@ type BufferPool struct {
 	FreeAvg   float64 `json:"free_pages_avg"`   // mean free-list length, pages
 	WaitFree  float64 `json:"wait_free_per_tx"` // a user thread found no free page and waited (Innodb_buffer_pool_wait_free)
 	LRUFreed  float64 `json:"lru_freed_per_tx"` // clean pages the page cleaner's LRU batch freed (buffer_LRU_batch_evict_total_pages)
+}
+
+// IndexPerTx is what the leaves of index k did (engine.IndexStats):
+// splits, merges and merge attempts per transaction (INNODB_METRICS
+// index_page_splits, index_page_merge_successful, _attempts), the redo they
+// wrote per transaction, and the leaves at the end against the sorted build.
+type IndexPerTx struct {
+	Splits        float64 `json:"splits_per_tx"`
+	Merges        float64 `json:"merges_per_tx"`
+	MergeAttempts float64 `json:"merge_attempts_per_tx"`
+	Redo          float64 `json:"redo_bytes_per_tx"`
+	Leaves        int     `json:"leaves"`
+	BuiltLeaves   int     `json:"built_leaves"`
 }
 
 // TPSSeries is the TPS per interval, like sysbench --report-interval, and
@@ -462,6 +476,14 @@ func (s *Sysbench) Report() Metrics {
 			FreeAvg:   es.FreePages.Mean,
 			WaitFree:  perTx(es.WaitFree),
 			LRUFreed:  perTx(es.LRUEvicted),
+		},
+		Index: IndexPerTx{
+			Splits:        perTx(es.Index.Splits),
+			Merges:        perTx(es.Index.Merges),
+			MergeAttempts: perTx(es.Index.MergeAttempts),
+			Redo:          perTx(es.Index.Redo),
+			Leaves:        es.Index.Leaves,
+			BuiltLeaves:   es.Index.BuiltLeaves,
 		},
 		Series: TPSSeries{IntervalS: s.tps.Width().Seconds(), TPS: series, CheckpointAgeMB: ageMB(es.CheckpointAgeSeries)},
 		Disk:   dm,

@@ -266,7 +266,9 @@ class Harness:
     def metrics(self):
         out = {}
         q = ("SELECT NAME, COUNT FROM information_schema.INNODB_METRICS WHERE ENABLED = 1 "
-             "AND (NAME LIKE 'buffer_flush%' OR NAME LIKE 'buffer_LRU%' OR NAME LIKE 'log_%')")
+             "AND (NAME LIKE 'buffer_flush%' OR NAME LIKE 'buffer_LRU%' OR NAME LIKE 'log_%' "
+             "OR NAME LIKE 'index_%' OR NAME LIKE 'trx_%' OR NAME LIKE 'purge_%' "
+             "OR NAME LIKE 'buffer_page_written_%')")
         for line in (self.sql_try(q) or "").splitlines():
             k, _, v = line.partition("\t")
             try:
@@ -320,14 +322,21 @@ class Harness:
         left = a.age
         while left > 0:
             n = min(30, left)
-            before = self.status()
+            before, mb = self.status(), self.metrics()
             _, out = self.sysbench("run", threads, n)
-            after = self.status()
+            after, ma = self.status(), self.metrics()
             sb = parse_sysbench(out)
             d = status_delta(before, after)
             tx = sb.get("transactions") or 0
+            # The index counters (index_page_splits, index_page_merge_*,
+            # with --monitor module_index) say what the B-trees did in the slice.
             slices.append({"seconds": n, "tps": sb.get("tps"), "transactions": tx,
-                           "redo_bytes_per_trx": round(d.get("Innodb_lsn_current", 0) / tx, 1) if tx else None})
+                           "redo_bytes_per_trx": round(d.get("Innodb_lsn_current", 0) / tx, 1) if tx else None,
+                           "status_delta": d,
+                           "status_gauges": {k: [num(before.get(k)), num(after.get(k))]
+                                             for k in sorted(GAUGES) if k in after},
+                           "innodb_metrics_delta": {k: ma[k] - mb.get(k, 0) for k in sorted(ma)
+                                                    if ma[k] != mb.get(k, 0)}})
             left -= n
         log("aged: redo per transaction %s B" % [s["redo_bytes_per_trx"] for s in slices])
         return {"seconds": a.age, "threads": threads, "slices": slices}
