@@ -444,24 +444,50 @@ func (e *Engine) pageExists(p int32) bool {
 // delete-marks, which purge then removes; each DELETE + INSERT pair purges
 // the row's entry and inserts one with a new k, in the same table; every
 // statement picks its table uniformly (sysbench get_table_num).
-func (e *Engine) ageIndex(rng *sim.Stream, wl workload.Sysbench, tx int64) {
+// It returns the redo of the splits and merges it replayed.
+func (e *Engine) ageIndex(rng *sim.Stream, wl workload.Sysbench, tx int64) uint64 {
 	c := &e.cfg.Index
 	op := &e.ixOp
+	var redo uint64
 	for i := int64(0); i < tx; i++ {
 		for u := 0; u < wl.IndexUpdates; u++ {
 			x := e.ix[rng.IntN(e.tables)]
 			op.reset()
 			s := x.insert(x.pick(rng), rng.Uint64()&1 == 1, c, op)
 			x.remove(s, c, op)
+			redo += op.redo
 		}
 		for d := 0; d < wl.DeleteInserts; d++ {
 			x := e.ix[rng.IntN(e.tables)]
 			op.reset()
 			x.remove(x.pick(rng), c, op)
 			x.insert(x.pick(rng), rng.Uint64()&1 == 1, c, op)
+			redo += op.redo
 		}
 	}
 	op.reset()
+	return redo
+}
+
+// IndexRedoPerTx returns the redo of index k's splits and merges per
+// oltp_write_only transaction over the n transactions that follow age
+// others on wl's freshly prepared tables, as the engine's index.age replay
+// charges them (0 when splits are off). simrun calibrate subtracts it from
+// a measured redo per transaction to leave the statements' own bytes.
+func IndexRedoPerTx(c IndexConfig, wl workload.Sysbench, age, n int64, seed uint64) float64 {
+	if !c.Splits || n <= 0 || wl.Tables <= 0 {
+		return 0
+	}
+	sh := newLeafShape(c)
+	built := builtLeaves(wl.TableSize, sh)
+	e := &Engine{cfg: Config{Index: c}, tables: wl.Tables}
+	e.ix = make([]*secIndex, wl.Tables)
+	for t := range e.ix {
+		e.ix[t] = newSecIndex(wl.TableSize, sh, 2*built+8, 0)
+	}
+	rng := sim.NewStream(seed, "engine/index-age")
+	e.ageIndex(rng, wl, age)
+	return float64(e.ageIndex(rng, wl, n)) / float64(n)
 }
 
 // indexOps applies the statements' changes to index k: UPDATE k=k+1

@@ -33,6 +33,10 @@ type Calibration struct {
 	// CPUScale multiplies every statement CPU of the defaults;
 	// RedoScale every redo byte count of the defaults.
 	CPUScale, RedoScale float64
+	// IndexRedoTx is the redo per transaction of index k's splits and
+	// merges the model writes at the base runs' age, taken out of the
+	// measured bytes before RedoScale.
+	IndexRedoTx float64
 	// RedoSyncCPU and BinlogSyncCPU are the server CPU one redo / binlog
 	// sync adds at 1 thread (measured), 0 when the runs needed are not in
 	// the document. RedoSyncCPU becomes commit.cpu.sync, BinlogSyncCPU
@@ -41,6 +45,11 @@ type Calibration struct {
 
 	Notes []string // one line per choice made, written into the presets
 }
+
+// indexWindow is how many transactions after a run's age
+// engine.IndexRedoPerTx averages over: about the length of a base run
+// (25 s at ~3,000 TPS is 75,000).
+const indexWindow = 50000
 
 // Calibrate derives presets from a harness document and fio JSON output.
 // The constants come from the 1-thread run with the binlog off and
@@ -146,11 +155,23 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	for i, b := range red {
 		sum += float64(rw[i]) * float64(*b)
 	}
-	c.RedoScale = c.Base.RedoBytesTx / sum
+	// Index k's splits and merges write redo of their own, which the model
+	// adds at each run's age (engine.index.age, set per case by Scenario):
+	// the statements keep what is left of the measured bytes.
+	ixwl := wl
+	ixwl.Tables, ixwl.TableSize = d.Prepare.Tables, d.Prepare.TableSize
+	for _, f := range base.Runs {
+		c.IndexRedoTx += engine.IndexRedoPerTx(e.Index, ixwl, int64(f.AgeTx), indexWindow, 1) / float64(len(base.Runs))
+	}
+	stmtRedo := c.Base.RedoBytesTx - c.IndexRedoTx
+	if stmtRedo < 0.25*c.Base.RedoBytesTx {
+		return Calibration{}, fmt.Errorf("realdb: the model's index k redo at the base runs' age (%.0f B a transaction) leaves the statements less than a quarter of the measured %.0f B", c.IndexRedoTx, c.Base.RedoBytesTx)
+	}
+	c.RedoScale = stmtRedo / sum
 	for _, b := range red {
 		*b = sim.Bytes(math.Round(float64(*b) * c.RedoScale))
 	}
-	note("engine.redo: bytes_update_index..bytes_purge = the defaults x %.3f, so a transaction writes the measured %.0f B of redo (Innodb_lsn_current advance per transaction)", c.RedoScale, c.Base.RedoBytesTx)
+	note("engine.redo: bytes_update_index..bytes_purge = the defaults x %.3f, so a transaction writes the measured %.0f B of redo (Innodb_lsn_current advance per transaction), less the %.0f B of index k's splits and merges the model writes at the base runs' age (%.0f transactions since prepare, mean)", c.RedoScale, c.Base.RedoBytesTx, c.IndexRedoTx, base.Range(func(f Figures) float64 { return f.AgeTx }).Mean)
 
 	// Client CPU and round trip.
 	q := c.Base.QueriesPerTx

@@ -25,6 +25,17 @@ type Doc struct {
 		TableSize int64 `json:"table_size"`
 	} `json:"prepare"`
 	Runs []Run `json:"runs"`
+	// Args are the harness's options; the warm-ups count in a run's age.
+	Args struct {
+		Warmup       float64 `json:"warmup"`        // s of load before each run
+		ServerWarmup float64 `json:"server_warmup"` // s of load after each server start
+	} `json:"args"`
+	// Age is the unmeasured load right after prepare (harness --age).
+	Age struct {
+		Slices []struct {
+			Transactions float64 `json:"transactions"`
+		} `json:"slices"`
+	} `json:"age"`
 }
 
 // Machine is the host the harness ran on.
@@ -179,6 +190,9 @@ type Figures struct {
 	BackgroundTx    float64 `json:"background_flush_pages_per_tx"`
 	LRUBatchTx      float64 `json:"lru_batch_pages_per_tx"`
 	NeighborTx      float64 `json:"neighbor_pages_per_tx"`
+	// AgeTx is the transactions the data had served since prepare when the
+	// run began (Doc.RunAges): index k's splits and merges depend on it.
+	AgeTx float64 `json:"age_transactions"`
 }
 
 // Derive computes a run's per-transaction figures.
@@ -275,12 +289,55 @@ func (p Point) Range(get func(Figures) float64) Range {
 	return r
 }
 
+// RunAges returns, for each run, the oltp_write_only transactions the data
+// had served since sysbench prepare when the run began: the --age slices,
+// every earlier run, and the warm-ups, which the document does not count
+// and which are estimated at the TPS of the load they ran (a run's own for
+// its --warmup; for the --server-warmup at each server start, the mean TPS
+// of that server's runs at its most threads, the thread count the harness
+// warms up with). The harness restarts the server whenever the binlog mode
+// or the pass changes.
+func (d *Doc) RunAges() []float64 {
+	age := 0.0
+	for _, s := range d.Age.Slices {
+		age += s.Transactions
+	}
+	out := make([]float64, len(d.Runs))
+	for i := 0; i < len(d.Runs); {
+		// One server session: consecutive runs of the same pass and mode.
+		j := i
+		maxTh := 0
+		for j < len(d.Runs) && d.Runs[j].Repeat == d.Runs[i].Repeat && d.Runs[j].Setting.Binlog == d.Runs[i].Setting.Binlog {
+			maxTh = max(maxTh, d.Runs[j].Setting.Threads)
+			j++
+		}
+		var tps float64
+		n := 0
+		for _, r := range d.Runs[i:j] {
+			if r.Setting.Threads == maxTh {
+				tps += r.Sysbench.TPS
+				n++
+			}
+		}
+		age += d.Args.ServerWarmup * tps / float64(n)
+		for k := i; k < j; k++ {
+			r := d.Runs[k]
+			age += d.Args.Warmup * r.Sysbench.TPS
+			out[k] = age
+			age += float64(r.Sysbench.Transactions)
+		}
+		i = j
+	}
+	return out
+}
+
 // Summarise groups the runs by setting and thread count, in the order
 // binlog off before on, then sync_binlog, flush, threads.
 func (d *Doc) Summarise() []Point {
 	idx := map[string]int{}
 	var pts []Point
-	for _, r := range d.Runs {
+	ages := d.RunAges()
+	for ri, r := range d.Runs {
 		s := r.Setting
 		if r.Cap != nil {
 			s.CapBPS, s.CapIOPS = r.Cap.BPS, r.Cap.IOPS
@@ -301,7 +358,9 @@ func (d *Doc) Summarise() []Point {
 			}
 			pts = append(pts, Point{Setting: s})
 		}
-		pts[i].Runs = append(pts[i].Runs, r.Derive())
+		f := r.Derive()
+		f.AgeTx = ages[ri]
+		pts[i].Runs = append(pts[i].Runs, f)
 	}
 	sort.SliceStable(pts, func(i, j int) bool {
 		a, b := pts[i].Setting, pts[j].Setting

@@ -325,3 +325,37 @@ func TestCalibrateWarnsSharedCPU(t *testing.T) {
 		t.Error("warning for base runs that had the vCPUs to themselves")
 	}
 }
+
+// A run's age counts the --age slices, the earlier runs, each run's own
+// warm-up at its TPS and each server start's warm-up at the TPS of that
+// server's runs at its most threads; a new pass or binlog mode is a new
+// server.
+func TestRunAges(t *testing.T) {
+	var d Doc
+	d.Args.Warmup, d.Args.ServerWarmup = 2, 10
+	d.Age.Slices = append(d.Age.Slices, struct {
+		Transactions float64 `json:"transactions"`
+	}{1000})
+	run := func(rep int, binlog bool, threads int, tps float64, tx int64) Run {
+		var r Run
+		r.Repeat, r.Setting.Binlog, r.Setting.Threads = rep, binlog, threads
+		r.Sysbench.TPS, r.Sysbench.Transactions = tps, tx
+		return r
+	}
+	d.Runs = []Run{
+		run(0, false, 1, 100, 500),   // server start: 10 s x 300 (the 16-thread run's TPS)
+		run(0, false, 16, 300, 3000), // same server
+		run(0, true, 16, 200, 2000),  // new server: 10 s x 200
+		run(1, true, 16, 250, 2500),  // new pass, new server: 10 s x 250
+	}
+	got := d.RunAges()
+	want := []float64{
+		1000 + 3000 + 2*100,
+		1000 + 3000 + 200 + 500 + 2*300,
+		1000 + 3000 + 200 + 500 + 600 + 3000 + 2000 + 2*200,
+		1000 + 3000 + 200 + 500 + 600 + 3000 + 2000 + 400 + 2000 + 2500 + 2*250,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RunAges (-want +got):\n%s", diff)
+	}
+}

@@ -2,6 +2,7 @@ package realdb
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -35,7 +36,10 @@ func Scenario(name, dir string, pts []Point, duration, warmup string) string {
 		} else {
 			b.WriteString("commit.binlog_storage_engine = \"off\"\n")
 		}
-		fmt.Fprintf(&b, "commit.innodb_flush_log_at_trx_commit = %d\nworkload.sysbench.threads = %d\n\n", s.Flush, s.Threads)
+		fmt.Fprintf(&b, "commit.innodb_flush_log_at_trx_commit = %d\nworkload.sysbench.threads = %d\n", s.Flush, s.Threads)
+		// The data's age when the point's runs began (their mean): index
+		// k's splits and merges depend on it (Doc.RunAges).
+		fmt.Fprintf(&b, "engine.index.age = %d\n\n", int64(math.Round(p.Range(func(f Figures) float64 { return f.AgeTx }).Mean)))
 	}
 	return b.String()
 }
