@@ -36,9 +36,27 @@ type Env struct {
 	// a model's stop test (NextAt) and the Step that follows look once.
 	// Scheduling or cancelling anything clears it.
 	peeked    bool
-	peekNow   bool
+	peekSrc   source
 	peekEntry entry
+	// Alarms (alarm.go): all of them by id, the armed ones' entries (the
+	// key's low bits are the alarm's id), and the position of the earliest
+	// armed one, valid while earliestOK is set.
+	alarms     []*Alarm
+	armed      []entry
+	earliest   int32
+	earliestOK bool
 }
+
+// source says where the next event is: the FIFO of events due now, the
+// radix queue or an alarm.
+type source uint8
+
+const (
+	fromNone source = iota
+	fromNow
+	fromQueue
+	fromAlarm
+)
 
 // New returns an empty simulation at time zero whose random streams derive
 // from seed.
@@ -57,7 +75,7 @@ func (e *Env) Events() uint64 { return e.events }
 
 // Pending returns the number of scheduled events not yet run, counting
 // cancelled events whose entries have not yet been discarded.
-func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() }
+func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() + len(e.armed) }
 
 func callNullary(a any) { a.(func())() }
 
@@ -134,28 +152,42 @@ func (e *Env) release(slot int32) {
 	e.free = append(e.free, slot)
 }
 
-// peek returns the next live entry without removing it, discarding
-// cancelled entries on the way. ok is false when nothing is pending.
-func (e *Env) peek() (en entry, fromNow bool, ok bool) {
+// peek returns the next live entry and where it is without removing it,
+// discarding cancelled entries on the way (fromNone when nothing is
+// pending).
+func (e *Env) peek() (entry, source) {
 	if e.peeked {
-		return e.peekEntry, e.peekNow, true
+		return e.peekEntry, e.peekSrc
 	}
 	for {
-		hasHeap, hasNow := e.queue.len() > 0, e.nowq.Len() > 0
-		switch {
-		case hasNow && (!hasHeap || e.nowq.Front().before(e.queue.top())):
-			en, fromNow = e.nowq.Front(), true
-		case hasHeap:
-			en, fromNow = e.queue.top(), false
-		default:
-			return entry{}, false, false
+		var en entry
+		src := fromNone
+		if e.nowq.Len() > 0 {
+			en, src = e.nowq.Front(), fromNow
+		}
+		if e.queue.len() > 0 {
+			if t := e.queue.top(); src == fromNone || t.before(en) {
+				en, src = t, fromQueue
+			}
+		}
+		if len(e.armed) > 0 {
+			if a := e.armed[e.earliestAlarm()]; src == fromNone || a.before(en) {
+				en, src = a, fromAlarm
+			}
+		}
+		switch src {
+		case fromNone:
+			return entry{}, fromNone
+		case fromAlarm:
+			e.peeked, e.peekSrc, e.peekEntry = true, src, en
+			return en, src
 		}
 		if e.slab[en.slot()].seq == en.seq() {
-			e.peeked, e.peekNow, e.peekEntry = true, fromNow, en
-			return en, fromNow, true
+			e.peeked, e.peekSrc, e.peekEntry = true, src, en
+			return en, src
 		}
 		// Cancelled: its slot was freed (and maybe reused) already.
-		if fromNow {
+		if src == fromNow {
 			e.nowq.Pop()
 		} else {
 			e.queue.pop()
@@ -165,8 +197,8 @@ func (e *Env) peek() (en entry, fromNow bool, ok bool) {
 
 // NextAt returns the time of the next pending event, or Never.
 func (e *Env) NextAt() Time {
-	en, _, ok := e.peek()
-	if !ok {
+	en, src := e.peek()
+	if src == fromNone {
 		return Never
 	}
 	return en.at
@@ -174,32 +206,25 @@ func (e *Env) NextAt() Time {
 
 // Step runs the next event. It returns false when no event is pending.
 func (e *Env) Step() bool {
-	if e.peeked {
-		e.peeked = false
-		if e.peekNow {
-			e.nowq.Pop()
-		} else {
-			e.queue.pop()
-		}
-		e.run(e.peekEntry)
+	en, src := e.peek()
+	e.peeked = false
+	switch src {
+	case fromNone:
+		return false
+	case fromNow:
+		e.nowq.Pop()
+	case fromQueue:
+		e.queue.pop()
+	case fromAlarm:
+		a := e.alarms[en.slot()]
+		e.disarm(a)
+		e.now = en.at
+		e.events++
+		a.fn(a.arg)
 		return true
 	}
-	for {
-		var en entry
-		switch {
-		case e.nowq.Len() > 0 && (e.queue.len() == 0 || e.nowq.Front().before(e.queue.top())):
-			en = e.nowq.Pop()
-		case e.queue.len() > 0:
-			en = e.queue.pop()
-		default:
-			return false
-		}
-		if e.slab[en.slot()].seq != en.seq() {
-			continue // cancelled: its slot was freed (and maybe reused) already
-		}
-		e.run(en)
-		return true
-	}
+	e.run(en)
+	return true
 }
 
 // run frees the slot of a live entry just taken from the queue and runs it.
@@ -253,8 +278,8 @@ func (e *Env) runUntil(t Time, n int, check func() bool) bool {
 	e.stopped = false
 	k := n
 	for !e.stopped {
-		en, _, ok := e.peek()
-		if !ok || en.at > t {
+		en, src := e.peek()
+		if src == fromNone || en.at > t {
 			break
 		}
 		if k--; k == 0 {
