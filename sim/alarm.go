@@ -10,19 +10,19 @@ import (
 // every one of its events. It runs in the same (time, sequence) order as
 // every other event (arming takes the next sequence number, as At does),
 // but it takes no slab slot and no queue entry: the Env keeps the armed
-// alarms in a short array and merges the earliest of them with its queue.
-// Arming, disarming and firing cost a few stores, against a queue insertion
-// and removal for an event.
+// alarms in a short array sorted from last to first and merges its end,
+// the earliest, with its queue. Arming is an insertion into that array,
+// firing a pop from its end.
 //
-// The earliest armed alarm is found by a scan of the armed ones after the
-// earliest fires or moves, so an Env is meant to hold a handful of them
-// (one per processor of a machine), not thousands.
+// Arming and stopping shift the alarms due before (or after) the one
+// moved, so an Env is meant to hold a handful of them (one per processor
+// of a machine), not thousands.
 type Alarm struct {
-	env *Env
-	fn  func(any)
-	arg any
-	id  int32 // index in env.alarms
-	pos int32 // index in env.armed, or -1 when not armed
+	env   *Env
+	fn    func(any)
+	arg   any
+	id    int32 // index in env.alarms, and the low bits of its entry's key
+	armed bool
 }
 
 // NewAlarm returns a disarmed alarm that runs fn(arg) when it fires. It
@@ -34,7 +34,7 @@ func (e *Env) NewAlarm(fn func(any), arg any) *Alarm {
 	if len(e.alarms) > maxSlot {
 		panic("sim: more than 2^24 alarms on one Env")
 	}
-	a := &Alarm{env: e, fn: fn, arg: arg, id: int32(len(e.alarms)), pos: -1}
+	a := &Alarm{env: e, fn: fn, arg: arg, id: int32(len(e.alarms))}
 	e.alarms = append(e.alarms, a)
 	return a
 }
@@ -47,20 +47,16 @@ func (a *Alarm) At(t Time) {
 	if t < e.now {
 		panic(fmt.Sprintf("sim: alarm set in the past: at %v, now %v", t, e.now))
 	}
-	if a.pos >= 0 {
-		panic(fmt.Sprintf("sim: alarm armed twice (pending at %v)", e.armed[a.pos].at))
+	if a.armed {
+		panic("sim: alarm armed twice")
 	}
 	e.peeked = false
 	e.seq++
 	if e.seq > maxSeq {
 		panic("sim: more than 2^40 events scheduled in one run")
 	}
-	en := entry{at: t, key: e.seq<<slotBits | uint64(a.id)}
-	a.pos = int32(len(e.armed))
-	e.armed = append(e.armed, en)
-	if e.earliestOK && (e.earliest < 0 || en.before(e.armed[e.earliest])) {
-		e.earliest = a.pos
-	}
+	a.armed = true
+	e.armed = insertLastFirst(e.armed, entry{at: t, key: e.seq<<slotBits | uint64(a.id)})
 }
 
 // After arms the alarm to fire d after now. It panics if d is negative or
@@ -74,48 +70,31 @@ func (a *Alarm) After(d time.Duration) {
 
 // Stop disarms the alarm. It reports whether it was armed.
 func (a *Alarm) Stop() bool {
-	if a.pos < 0 {
+	if !a.armed {
 		return false
 	}
-	a.env.peeked = false
-	a.env.disarm(a)
-	return true
+	e := a.env
+	e.peeked = false
+	a.armed = false
+	r := e.armed
+	for i := len(r) - 1; i >= 0; i-- {
+		if r[i].slot() == a.id {
+			e.armed = append(r[:i], r[i+1:]...)
+			return true
+		}
+	}
+	panic("sim: armed alarm missing from its Env")
 }
 
 // Armed reports whether the alarm has a firing pending.
-func (a *Alarm) Armed() bool { return a.pos >= 0 }
+func (a *Alarm) Armed() bool { return a.armed }
 
-// disarm takes armed alarm a out of the armed array (the last one takes
-// its place).
-func (e *Env) disarm(a *Alarm) {
-	p := a.pos
-	last := int32(len(e.armed) - 1)
-	if p != last {
-		moved := e.armed[last]
-		e.armed[p] = moved
-		e.alarms[moved.slot()].pos = p
-	}
-	e.armed = e.armed[:last]
-	a.pos = -1
-	switch e.earliest {
-	case p:
-		e.earliestOK = false
-	case last:
-		e.earliest = p
-	}
-}
-
-// earliestAlarm returns the position in e.armed of the earliest armed
-// alarm, or -1 if none is armed.
-func (e *Env) earliestAlarm() int32 {
-	if !e.earliestOK {
-		e.earliestOK = true
-		e.earliest = -1
-		for i := range e.armed {
-			if e.earliest < 0 || e.armed[i].before(e.armed[e.earliest]) {
-				e.earliest = int32(i)
-			}
-		}
-	}
-	return e.earliest
+// fireAlarm takes the earliest armed alarm, due at en, and runs it.
+func (e *Env) fireAlarm(en entry) {
+	e.armed = e.armed[:len(e.armed)-1]
+	a := e.alarms[en.slot()]
+	a.armed = false
+	e.now = en.at
+	e.events++
+	a.fn(a.arg)
 }

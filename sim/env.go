@@ -38,13 +38,10 @@ type Env struct {
 	peeked    bool
 	peekSrc   source
 	peekEntry entry
-	// Alarms (alarm.go): all of them by id, the armed ones' entries (the
-	// key's low bits are the alarm's id), and the position of the earliest
-	// armed one, valid while earliestOK is set.
-	alarms     []*Alarm
-	armed      []entry
-	earliest   int32
-	earliestOK bool
+	// Alarms (alarm.go): all of them by id, and the armed ones' entries
+	// (the key's low bits are the alarm's id) sorted from last to first.
+	alarms []*Alarm
+	armed  []entry
 }
 
 // source says where the next event is: the FIFO of events due now, the
@@ -171,7 +168,7 @@ func (e *Env) peek() (entry, source) {
 			}
 		}
 		if len(e.armed) > 0 {
-			if a := e.armed[e.earliestAlarm()]; src == fromNone || a.before(en) {
+			if a := e.armed[len(e.armed)-1]; src == fromNone || a.before(en) {
 				en, src = a, fromAlarm
 			}
 		}
@@ -207,24 +204,27 @@ func (e *Env) NextAt() Time {
 // Step runs the next event. It returns false when no event is pending.
 func (e *Env) Step() bool {
 	en, src := e.peek()
+	if src == fromNone {
+		return false
+	}
+	e.take(en, src)
+	return true
+}
+
+// take removes the next live entry, en from src as peek returned it, and
+// runs its event.
+func (e *Env) take(en entry, src source) {
 	e.peeked = false
 	switch src {
-	case fromNone:
-		return false
 	case fromNow:
 		e.nowq.Pop()
 	case fromQueue:
 		e.queue.pop()
 	case fromAlarm:
-		a := e.alarms[en.slot()]
-		e.disarm(a)
-		e.now = en.at
-		e.events++
-		a.fn(a.arg)
-		return true
+		e.fireAlarm(en)
+		return
 	}
 	e.run(en)
-	return true
 }
 
 // run frees the slot of a live entry just taken from the queue and runs it.
@@ -287,8 +287,10 @@ func (e *Env) runUntil(t Time, n int, check func() bool) bool {
 			if !check() {
 				return false
 			}
+			e.Step() // as before check, unless check scheduled something
+			continue
 		}
-		e.Step()
+		e.take(en, src)
 	}
 	if e.stopped {
 		return false
