@@ -32,7 +32,7 @@ type Env struct {
 	seed    uint64
 	events  uint64
 	stopped bool
-	// The next live entry as peek found it, valid while peeked is set:
+	// The next live entry as head found it for NextAt, valid while peeked is set:
 	// a model's stop test (NextAt) and the Step that follows look once.
 	// Scheduling or cancelling anything clears it.
 	peeked    bool
@@ -149,10 +149,10 @@ func (e *Env) release(slot int32) {
 	e.free = append(e.free, slot)
 }
 
-// peek returns the next live entry and where it is without removing it,
+// head returns the next live entry and where it is without removing it,
 // discarding cancelled entries on the way (fromNone when nothing is
 // pending).
-func (e *Env) peek() (entry, source) {
+func (e *Env) head() (entry, source) {
 	if e.peeked {
 		return e.peekEntry, e.peekSrc
 	}
@@ -169,18 +169,10 @@ func (e *Env) peek() (entry, source) {
 		}
 		if len(e.armed) > 0 {
 			if a := e.armed[len(e.armed)-1]; src == fromNone || a.before(en) {
-				en, src = a, fromAlarm
+				return a, fromAlarm
 			}
 		}
-		switch src {
-		case fromNone:
-			return entry{}, fromNone
-		case fromAlarm:
-			e.peeked, e.peekSrc, e.peekEntry = true, src, en
-			return en, src
-		}
-		if e.slab[en.slot()].seq == en.seq() {
-			e.peeked, e.peekSrc, e.peekEntry = true, src, en
+		if src == fromNone || e.slab[en.slot()].seq == en.seq() {
 			return en, src
 		}
 		// Cancelled: its slot was freed (and maybe reused) already.
@@ -194,16 +186,17 @@ func (e *Env) peek() (entry, source) {
 
 // NextAt returns the time of the next pending event, or Never.
 func (e *Env) NextAt() Time {
-	en, src := e.peek()
+	en, src := e.head()
 	if src == fromNone {
 		return Never
 	}
+	e.peeked, e.peekSrc, e.peekEntry = true, src, en
 	return en.at
 }
 
 // Step runs the next event. It returns false when no event is pending.
 func (e *Env) Step() bool {
-	en, src := e.peek()
+	en, src := e.head()
 	if src == fromNone {
 		return false
 	}
@@ -211,7 +204,7 @@ func (e *Env) Step() bool {
 	return true
 }
 
-// take removes the next live entry, en from src as peek returned it, and
+// take removes the next live entry, en from src as head returned it, and
 // runs its event.
 func (e *Env) take(en entry, src source) {
 	e.peeked = false
@@ -278,7 +271,7 @@ func (e *Env) runUntil(t Time, n int, check func() bool) bool {
 	e.stopped = false
 	k := n
 	for !e.stopped {
-		en, src := e.peek()
+		en, src := e.head()
 		if src == fromNone || en.at > t {
 			break
 		}
