@@ -221,13 +221,17 @@ func (e *Env) take(en entry, src source) {
 }
 
 // run frees the slot of a live entry just taken from the queue and runs it.
+// Unlike Cancel it clears only the slot's sequence number: the callback and
+// its argument stay until the slot is reused, which writes them anyway.
 func (e *Env) run(en entry) {
 	slot := en.slot()
-	r := e.slab[slot]
-	e.release(slot)
+	r := &e.slab[slot]
+	fn, arg := r.fn, r.arg
+	r.seq = 0
+	e.free = append(e.free, slot)
 	e.now = en.at
 	e.events++
-	r.fn(r.arg)
+	fn(arg)
 }
 
 // Stop makes the running Run, RunUntil or RunWhile return after the
