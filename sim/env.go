@@ -157,6 +157,16 @@ func (e *Env) head() (entry, source) {
 		return e.peekEntry, e.peekSrc
 	}
 	for {
+		if e.nowq.Len() == 0 && len(e.armed) == 0 { // the queue alone
+			if e.queue.len() == 0 {
+				return entry{}, fromNone
+			}
+			if en := e.queue.top(); e.slab[en.slot()].seq == en.seq() {
+				return en, fromQueue
+			}
+			e.queue.dropTop()
+			continue
+		}
 		var en entry
 		src := fromNone
 		if e.nowq.Len() > 0 {
@@ -179,7 +189,7 @@ func (e *Env) head() (entry, source) {
 		if src == fromNow {
 			e.nowq.Pop()
 		} else {
-			e.queue.pop()
+			e.queue.dropTop()
 		}
 	}
 }
@@ -212,7 +222,7 @@ func (e *Env) take(en entry, src source) {
 	case fromNow:
 		e.nowq.Pop()
 	case fromQueue:
-		e.queue.pop()
+		e.queue.dropTop()
 	case fromAlarm:
 		e.fireAlarm(en)
 		return

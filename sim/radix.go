@@ -152,6 +152,12 @@ func (q *radixQueue) top() entry {
 	return q.run[len(q.run)-1]
 }
 
+// dropTop removes the entry top just returned (the run is settled then).
+func (q *radixQueue) dropTop() {
+	q.run = q.run[:len(q.run)-1]
+	q.n--
+}
+
 func (q *radixQueue) pop() entry {
 	if len(q.run) == 0 {
 		q.settle()
