@@ -36,6 +36,7 @@ func (e *Env) NewAlarm(fn func(any), arg any) *Alarm {
 	}
 	a := &Alarm{env: e, fn: fn, arg: arg, id: int32(len(e.alarms))}
 	e.alarms = append(e.alarms, a)
+	e.armed = append(e.armed, entry{}) // room for every alarm: arming never grows it
 	return a
 }
 
@@ -56,7 +57,17 @@ func (a *Alarm) At(t Time) {
 		panic("sim: more than 2^40 events scheduled in one run")
 	}
 	a.armed = true
-	e.armed = insertLastFirst(e.armed, entry{at: t, key: e.seq<<slotBits | uint64(a.id)})
+	// Insert into e.armed[:narmed], sorted from last to first, in place:
+	// no slice header is stored, so no write barrier runs.
+	en := entry{at: t, key: e.seq<<slotBits | uint64(a.id)}
+	r := e.armed[:e.narmed+1]
+	i := e.narmed
+	for i > 0 && r[i-1].before(en) {
+		r[i] = r[i-1]
+		i--
+	}
+	r[i] = en
+	e.narmed++
 }
 
 // After arms the alarm to fire d after now. It panics if d is negative or
@@ -76,10 +87,11 @@ func (a *Alarm) Stop() bool {
 	e := a.env
 	e.peeked = false
 	a.armed = false
-	r := e.armed
+	r := e.armed[:e.narmed]
 	for i := len(r) - 1; i >= 0; i-- {
 		if r[i].slot() == a.id {
-			e.armed = append(r[:i], r[i+1:]...)
+			copy(r[i:], r[i+1:])
+			e.narmed--
 			return true
 		}
 	}
@@ -91,7 +103,7 @@ func (a *Alarm) Armed() bool { return a.armed }
 
 // fireAlarm takes the earliest armed alarm, due at en, and runs it.
 func (e *Env) fireAlarm(en entry) {
-	e.armed = e.armed[:len(e.armed)-1]
+	e.narmed--
 	a := e.alarms[en.slot()]
 	a.armed = false
 	e.now = en.at

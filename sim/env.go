@@ -38,10 +38,12 @@ type Env struct {
 	peeked    bool
 	peekSrc   source
 	peekEntry entry
-	// Alarms (alarm.go): all of them by id, and the armed ones' entries
-	// (the key's low bits are the alarm's id) sorted from last to first.
+	// Alarms (alarm.go): all of them by id, and the armed ones' entries,
+	// armed[:narmed] (the key's low bits are the alarm's id), sorted from
+	// last to first; armed has room for every alarm.
 	alarms []*Alarm
 	armed  []entry
+	narmed int
 }
 
 // source says where the next event is: the FIFO of events due now, the
@@ -72,7 +74,7 @@ func (e *Env) Events() uint64 { return e.events }
 
 // Pending returns the number of scheduled events not yet run, counting
 // cancelled events whose entries have not yet been discarded.
-func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() + len(e.armed) }
+func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() + e.narmed }
 
 func callNullary(a any) { a.(func())() }
 
@@ -157,7 +159,7 @@ func (e *Env) head() (entry, source) {
 		return e.peekEntry, e.peekSrc
 	}
 	for {
-		if e.nowq.Len() == 0 && len(e.armed) == 0 { // the queue alone
+		if e.nowq.Len() == 0 && e.narmed == 0 { // the queue alone
 			if e.queue.len() == 0 {
 				return entry{}, fromNone
 			}
@@ -177,8 +179,8 @@ func (e *Env) head() (entry, source) {
 				en, src = t, fromQueue
 			}
 		}
-		if len(e.armed) > 0 {
-			if a := e.armed[len(e.armed)-1]; src == fromNone || a.before(en) {
+		if e.narmed > 0 {
+			if a := e.armed[e.narmed-1]; src == fromNone || a.before(en) {
 				return a, fromAlarm
 			}
 		}
