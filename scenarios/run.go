@@ -306,8 +306,6 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 		mu       sync.Mutex
 		firstErr error
 		done     int
-		next     atomic.Int64
-		wg       sync.WaitGroup
 	)
 	if opt.Progress != nil {
 		opt.Progress(0, len(items))
@@ -315,49 +313,38 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 	if workers > 1 && len(items) > workers && len(rows) > 1 {
 		items = longestFirst(runCtx, rows, items, workers)
 	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(items) || runCtx.Err() != nil {
-					return
-				}
-				it := items[i]
-				label := rowLabel(rows[it.row])
-				if reps > 1 {
-					label += fmt.Sprintf(" #%d", it.rep+1)
-				}
-				var tick func(sim.Time)
-				if opt.Tick != nil {
-					c := rows[it.row].Case
-					end := c.Settings.Warmup.D() + c.Settings.Duration.D()
-					tick = func(now sim.Time) { opt.Tick(label, time.Duration(now), end) }
-				}
-				m, err := runTraced(runCtx, rows[it.row].Case, it.rep, nil, tick)
-				mu.Lock()
-				switch {
-				case err == nil:
-					metrics[it.row][it.rep] = m
-					done++
-					if opt.Progress != nil {
-						opt.Progress(done, len(items))
-					}
-					if opt.Finished != nil {
-						opt.Finished(label, done, len(items))
-					}
-				case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
-					// interrupted: the row stays incomplete
-				case firstErr == nil:
-					firstErr = fmt.Errorf("case %s: %w", rowLabel(rows[it.row]), err)
-					cancel()
-				}
-				mu.Unlock()
+	serve(runCtx, len(items), workers, func(i int) {
+		it := items[i]
+		label := rowLabel(rows[it.row])
+		if reps > 1 {
+			label += fmt.Sprintf(" #%d", it.rep+1)
+		}
+		var tick func(sim.Time)
+		if opt.Tick != nil {
+			c := rows[it.row].Case
+			end := c.Settings.Warmup.D() + c.Settings.Duration.D()
+			tick = func(now sim.Time) { opt.Tick(label, time.Duration(now), end) }
+		}
+		m, err := runTraced(runCtx, rows[it.row].Case, it.rep, nil, tick)
+		mu.Lock()
+		switch {
+		case err == nil:
+			metrics[it.row][it.rep] = m
+			done++
+			if opt.Progress != nil {
+				opt.Progress(done, len(items))
 			}
-		}()
-	}
-	wg.Wait()
+			if opt.Finished != nil {
+				opt.Finished(label, done, len(items))
+			}
+		case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
+			// interrupted: the row stays incomplete
+		case firstErr == nil:
+			firstErr = fmt.Errorf("case %s: %w", rowLabel(rows[it.row]), err)
+			cancel()
+		}
+		mu.Unlock()
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
@@ -414,6 +401,27 @@ const pilotEvents = 4096
 // collected by row, so the order changes the wall time only.
 func longestFirst(ctx context.Context, rows []Row, items []item, workers int) []item {
 	cost := make([]float64, len(rows))
+	serve(ctx, len(rows), workers, func(i int) {
+		c := *rows[i].Case
+		end := c.Settings.Warmup.D() + c.Settings.Duration.D()
+		span := min(end/50, 2*time.Second)
+		if span <= 0 {
+			return
+		}
+		c.Settings.Warmup, c.Settings.Duration = 0, sim.Duration(span)
+		var ticks int64
+		if _, err := runTraced(ctx, &c, 0, nil, func(sim.Time) { ticks++ }); err == nil {
+			cost[i] = float64(ticks*pilotEvents) * float64(end) / float64(span)
+		}
+	})
+	out := slices.Clone(items)
+	slices.SortStableFunc(out, func(a, b item) int { return cmp.Compare(cost[b.row], cost[a.row]) })
+	return out
+}
+
+// serve calls do(i) for every i in [0, n) from workers goroutines, each
+// taking the next index, until all are done or ctx is cancelled.
+func serve(ctx context.Context, n, workers int, do func(i int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -422,27 +430,14 @@ func longestFirst(ctx context.Context, rows []Row, items []item, workers int) []
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(rows) || ctx.Err() != nil {
+				if i >= n || ctx.Err() != nil {
 					return
 				}
-				c := *rows[i].Case
-				end := c.Settings.Warmup.D() + c.Settings.Duration.D()
-				span := min(end/50, 2*time.Second)
-				if span <= 0 {
-					continue
-				}
-				c.Settings.Warmup, c.Settings.Duration = 0, sim.Duration(span)
-				var ticks int64
-				if _, err := runTraced(ctx, &c, 0, nil, func(sim.Time) { ticks++ }); err == nil {
-					cost[i] = float64(ticks*pilotEvents) * float64(end) / float64(span)
-				}
+				do(i)
 			}
 		}()
 	}
 	wg.Wait()
-	out := slices.Clone(items)
-	slices.SortStableFunc(out, func(a, b item) int { return cmp.Compare(cost[b.row], cost[a.row]) })
-	return out
 }
 
 func complete(ms []result.Metrics) bool {
