@@ -1,12 +1,14 @@
 package scenarios
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"simrun/internal/trace"
 	"simrun/sim"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -261,8 +263,9 @@ func ReplicationSeed(seed uint64, r int) uint64 {
 }
 
 // Run plans and runs a scenario: every selected case at every sweep point,
-// each Replications times, in parallel on separate kernels; results are
-// collected in row order, so the document does not depend on scheduling.
+// each Replications times, in parallel on separate kernels, the runs
+// estimated longest first (longestFirst); results are collected in row
+// order, so the document does not depend on scheduling.
 // Input errors come back as ErrorList. When ctx is cancelled, Run returns
 // the rows already complete in a document marked Partial, together with
 // ErrInterrupted.
@@ -281,7 +284,6 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 		rows = sel
 	}
 
-	type item struct{ row, rep int }
 	items := make([]item, 0, len(rows)*reps)
 	for i := range rows {
 		for r := 0; r < reps; r++ {
@@ -304,55 +306,45 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 		mu       sync.Mutex
 		firstErr error
 		done     int
-		next     atomic.Int64
-		wg       sync.WaitGroup
 	)
 	if opt.Progress != nil {
 		opt.Progress(0, len(items))
 	}
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(items) || runCtx.Err() != nil {
-					return
-				}
-				it := items[i]
-				label := rowLabel(rows[it.row])
-				if reps > 1 {
-					label += fmt.Sprintf(" #%d", it.rep+1)
-				}
-				var tick func(sim.Time)
-				if opt.Tick != nil {
-					c := rows[it.row].Case
-					end := c.Settings.Warmup.D() + c.Settings.Duration.D()
-					tick = func(now sim.Time) { opt.Tick(label, time.Duration(now), end) }
-				}
-				m, err := runTraced(runCtx, rows[it.row].Case, it.rep, nil, tick)
-				mu.Lock()
-				switch {
-				case err == nil:
-					metrics[it.row][it.rep] = m
-					done++
-					if opt.Progress != nil {
-						opt.Progress(done, len(items))
-					}
-					if opt.Finished != nil {
-						opt.Finished(label, done, len(items))
-					}
-				case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
-					// interrupted: the row stays incomplete
-				case firstErr == nil:
-					firstErr = fmt.Errorf("case %s: %w", rowLabel(rows[it.row]), err)
-					cancel()
-				}
-				mu.Unlock()
-			}
-		}()
+	if workers > 1 && len(items) > workers && len(rows) > 1 {
+		items = longestFirst(runCtx, rows, items, workers)
 	}
-	wg.Wait()
+	serve(runCtx, len(items), workers, func(i int) {
+		it := items[i]
+		label := rowLabel(rows[it.row])
+		if reps > 1 {
+			label += fmt.Sprintf(" #%d", it.rep+1)
+		}
+		var tick func(sim.Time)
+		if opt.Tick != nil {
+			c := rows[it.row].Case
+			end := c.Settings.Warmup.D() + c.Settings.Duration.D()
+			tick = func(now sim.Time) { opt.Tick(label, time.Duration(now), end) }
+		}
+		m, err := runTraced(runCtx, rows[it.row].Case, it.rep, nil, tick)
+		mu.Lock()
+		switch {
+		case err == nil:
+			metrics[it.row][it.rep] = m
+			done++
+			if opt.Progress != nil {
+				opt.Progress(done, len(items))
+			}
+			if opt.Finished != nil {
+				opt.Finished(label, done, len(items))
+			}
+		case runCtx.Err() != nil && errors.Is(err, runCtx.Err()):
+			// interrupted: the row stays incomplete
+		case firstErr == nil:
+			firstErr = fmt.Errorf("case %s: %w", rowLabel(rows[it.row]), err)
+			cancel()
+		}
+		mu.Unlock()
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
@@ -391,6 +383,61 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 		return doc, ErrInterrupted
 	}
 	return doc, nil
+}
+
+// item is one run of Run's work list: replication rep of rows[row].
+type item struct{ row, rep int }
+
+// pilotEvents is the event count between two ticks of a runner's RunUntil.
+const pilotEvents = 4096
+
+// longestFirst returns the work items ordered by an estimate of their cost,
+// the longest first, so that the runs left at the end are short and no
+// worker idles long while another finishes (LPT scheduling). The estimate
+// is a pilot of each row: its first 2 % of virtual time (at most 2 s),
+// whose events are counted by the runner's tick (every pilotEvents events),
+// scaled to the row's length. Event counts, not timings, so the order is
+// the same on every machine; ties keep the plan's order. Results are
+// collected by row, so the order changes the wall time only.
+func longestFirst(ctx context.Context, rows []Row, items []item, workers int) []item {
+	cost := make([]float64, len(rows))
+	serve(ctx, len(rows), workers, func(i int) {
+		c := *rows[i].Case
+		end := c.Settings.Warmup.D() + c.Settings.Duration.D()
+		span := min(end/50, 2*time.Second)
+		if span <= 0 {
+			return
+		}
+		c.Settings.Warmup, c.Settings.Duration = 0, sim.Duration(span)
+		var ticks int64
+		if _, err := runTraced(ctx, &c, 0, nil, func(sim.Time) { ticks++ }); err == nil {
+			cost[i] = float64(ticks*pilotEvents) * float64(end) / float64(span)
+		}
+	})
+	out := slices.Clone(items)
+	slices.SortStableFunc(out, func(a, b item) int { return cmp.Compare(cost[b.row], cost[a.row]) })
+	return out
+}
+
+// serve calls do(i) for every i in [0, n) from workers goroutines, each
+// taking the next index, until all are done or ctx is cancelled.
+func serve(ctx context.Context, n, workers int, do func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || ctx.Err() != nil {
+					return
+				}
+				do(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func complete(ms []result.Metrics) bool {

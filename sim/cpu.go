@@ -79,7 +79,7 @@ type cpuSlot struct {
 	cpuJob
 	index   int32
 	start   Time
-	end     Timer
+	end     *Alarm // the end of the running segment (Fair: or of the slice)
 	yieldAt Time
 	yieldK  int     // the segment the burst resumes at after the yield
 	yieldT  Timer   // pending yield, if any
@@ -105,6 +105,9 @@ func newCPU(env *Env, n int) *CPU {
 	}
 	c.finish = c.onFinish
 	c.yield = c.onYield
+	for i := range c.slots {
+		c.slots[i].end = env.NewAlarm(c.finish, &c.slots[i])
+	}
 	c.reset(env.now, 0)
 	return c
 }
@@ -199,7 +202,7 @@ func (c *CPU) start(s *cpuSlot, j cpuJob) {
 	}
 	s.cpuJob = j
 	s.start = now
-	s.end = c.env.AfterArg(d, c.finish, s)
+	s.end.After(d)
 }
 
 // planYield schedules yields at the earliest segment boundaries of running
@@ -240,7 +243,7 @@ func (c *CPU) planYield() {
 func (c *CPU) onYield(a any) {
 	s := a.(*cpuSlot)
 	c.yields--
-	c.env.Cancel(s.end)
+	s.end.Stop()
 	j := s.cpuJob
 	j.k = s.yieldK
 	c.yielded.Push(j)

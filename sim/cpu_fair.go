@@ -352,7 +352,7 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	c.maxQueue = max(c.maxQueue, c.QueueLen())
 	if len(r.wait) == 1 { // the running thread's boundaries matter now
 		c.sync(s)
-		c.env.Cancel(s.end)
+		s.end.Stop()
 		c.schedule(s)
 	}
 	c.wakeupPreempt(s, len(r.wait)-1)
@@ -402,7 +402,7 @@ func (c *CPU) schedule(s *cpuSlot) {
 			d += seg
 		}
 	}
-	s.end = c.env.AfterArg(d, c.finish, s)
+	s.end.After(d)
 }
 
 // sync brings the thread running on s to now, through the query
@@ -451,7 +451,7 @@ func (c *CPU) wakeupPreempt(s *cpuSlot, i int) {
 	if r.eligible(s.fk.v) && (s.protect || !before(w, &s.fk)) {
 		return
 	}
-	c.env.Cancel(s.end)
+	s.end.Stop()
 	c.fair.preempts++
 	c.switchTo(s, r, i)
 }

@@ -9,12 +9,16 @@
 // were scheduled. Same model + same seed ⇒ the same event order ⇒ the same
 // output, whatever GOMAXPROCS is: a simulation runs on one goroutine.
 //
-// The queue is a 4-ary heap of small value entries (time, sequence, slot);
+// The queue is a radix heap of small value entries (time, sequence, slot);
 // the callbacks live in a slab indexed by slot, so scheduling and running an
 // event allocate nothing once the slab has grown to the model's high-water
 // mark. Events scheduled for the current instant (a group commit waking its
 // waiters, a resource handing itself to the next job) bypass the heap through
-// a FIFO ring: they are already in (time, sequence) order.
+// a FIFO ring: they are already in (time, sequence) order. An [Alarm] is a
+// timer with a fixed callback and at most one firing pending (a processor's
+// end of segment); the armed alarms sit in a short sorted array beside the
+// queue, in the same (time, sequence) order, so the most frequent events of
+// a CPU-bound model take no slab slot and no queue entry.
 //
 // Cancelling an event ([Env.Cancel]) frees its slot at once; the heap entry
 // is discarded lazily when it reaches the top, recognised by its sequence

@@ -32,13 +32,30 @@ type Env struct {
 	seed    uint64
 	events  uint64
 	stopped bool
-	// The next live entry as peek found it, valid while peeked is set:
+	// The next live entry as head found it for NextAt, valid while peeked is set:
 	// a model's stop test (NextAt) and the Step that follows look once.
 	// Scheduling or cancelling anything clears it.
 	peeked    bool
-	peekNow   bool
+	peekSrc   source
 	peekEntry entry
+	// Alarms (alarm.go): all of them by id, and the armed ones' entries,
+	// armed[:narmed] (the key's low bits are the alarm's id), sorted from
+	// last to first; armed has room for every alarm.
+	alarms []*Alarm
+	armed  []entry
+	narmed int
 }
+
+// source says where the next event is: the FIFO of events due now, the
+// radix queue or an alarm.
+type source uint8
+
+const (
+	fromNone source = iota
+	fromNow
+	fromQueue
+	fromAlarm
+)
 
 // New returns an empty simulation at time zero whose random streams derive
 // from seed.
@@ -57,7 +74,7 @@ func (e *Env) Events() uint64 { return e.events }
 
 // Pending returns the number of scheduled events not yet run, counting
 // cancelled events whose entries have not yet been discarded.
-func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() }
+func (e *Env) Pending() int { return e.queue.len() + e.nowq.Len() + e.narmed }
 
 func callNullary(a any) { a.(func())() }
 
@@ -134,82 +151,99 @@ func (e *Env) release(slot int32) {
 	e.free = append(e.free, slot)
 }
 
-// peek returns the next live entry without removing it, discarding
-// cancelled entries on the way. ok is false when nothing is pending.
-func (e *Env) peek() (en entry, fromNow bool, ok bool) {
+// head returns the next live entry and where it is without removing it,
+// discarding cancelled entries on the way (fromNone when nothing is
+// pending).
+func (e *Env) head() (entry, source) {
 	if e.peeked {
-		return e.peekEntry, e.peekNow, true
+		return e.peekEntry, e.peekSrc
 	}
 	for {
-		hasHeap, hasNow := e.queue.len() > 0, e.nowq.Len() > 0
-		switch {
-		case hasNow && (!hasHeap || e.nowq.Front().before(e.queue.top())):
-			en, fromNow = e.nowq.Front(), true
-		case hasHeap:
-			en, fromNow = e.queue.top(), false
-		default:
-			return entry{}, false, false
+		if e.nowq.Len() == 0 && e.narmed == 0 { // the queue alone
+			if e.queue.len() == 0 {
+				return entry{}, fromNone
+			}
+			if en := e.queue.top(); e.slab[en.slot()].seq == en.seq() {
+				return en, fromQueue
+			}
+			e.queue.dropTop()
+			continue
 		}
-		if e.slab[en.slot()].seq == en.seq() {
-			e.peeked, e.peekNow, e.peekEntry = true, fromNow, en
-			return en, fromNow, true
+		var en entry
+		src := fromNone
+		if e.nowq.Len() > 0 {
+			en, src = e.nowq.Front(), fromNow
+		}
+		if e.queue.len() > 0 {
+			if t := e.queue.top(); src == fromNone || t.before(en) {
+				en, src = t, fromQueue
+			}
+		}
+		if e.narmed > 0 {
+			if a := e.armed[e.narmed-1]; src == fromNone || a.before(en) {
+				return a, fromAlarm
+			}
+		}
+		if src == fromNone || e.slab[en.slot()].seq == en.seq() {
+			return en, src
 		}
 		// Cancelled: its slot was freed (and maybe reused) already.
-		if fromNow {
+		if src == fromNow {
 			e.nowq.Pop()
 		} else {
-			e.queue.pop()
+			e.queue.dropTop()
 		}
 	}
 }
 
 // NextAt returns the time of the next pending event, or Never.
 func (e *Env) NextAt() Time {
-	en, _, ok := e.peek()
-	if !ok {
+	en, src := e.head()
+	if src == fromNone {
 		return Never
 	}
+	e.peeked, e.peekSrc, e.peekEntry = true, src, en
 	return en.at
 }
 
 // Step runs the next event. It returns false when no event is pending.
 func (e *Env) Step() bool {
-	if e.peeked {
-		e.peeked = false
-		if e.peekNow {
-			e.nowq.Pop()
-		} else {
-			e.queue.pop()
-		}
-		e.run(e.peekEntry)
-		return true
+	en, src := e.head()
+	if src == fromNone {
+		return false
 	}
-	for {
-		var en entry
-		switch {
-		case e.nowq.Len() > 0 && (e.queue.len() == 0 || e.nowq.Front().before(e.queue.top())):
-			en = e.nowq.Pop()
-		case e.queue.len() > 0:
-			en = e.queue.pop()
-		default:
-			return false
-		}
-		if e.slab[en.slot()].seq != en.seq() {
-			continue // cancelled: its slot was freed (and maybe reused) already
-		}
-		e.run(en)
-		return true
+	e.take(en, src)
+	return true
+}
+
+// take removes the next live entry, en from src as head returned it, and
+// runs its event.
+func (e *Env) take(en entry, src source) {
+	e.peeked = false
+	switch src {
+	case fromNow:
+		e.nowq.Pop()
+	case fromQueue:
+		e.queue.dropTop()
+	case fromAlarm:
+		e.fireAlarm(en)
+		return
 	}
+	e.run(en)
 }
 
 // run frees the slot of a live entry just taken from the queue and runs it.
+// Unlike Cancel it clears only the slot's sequence number: the callback and
+// its argument stay until the slot is reused, which writes them anyway.
 func (e *Env) run(en entry) {
 	slot := en.slot()
-	r := e.slab[slot]
-	e.release(slot)
+	r := &e.slab[slot]
+	fn, arg := r.fn, r.arg
+	r.seq = 0
+	e.free = append(e.free, slot)
 	e.now = en.at
 	e.events++
-	r.fn(r.arg)
+	fn(arg)
 }
 
 // Stop makes the running Run, RunUntil or RunWhile return after the
@@ -253,8 +287,8 @@ func (e *Env) runUntil(t Time, n int, check func() bool) bool {
 	e.stopped = false
 	k := n
 	for !e.stopped {
-		en, _, ok := e.peek()
-		if !ok || en.at > t {
+		en, src := e.head()
+		if src == fromNone || en.at > t {
 			break
 		}
 		if k--; k == 0 {
@@ -262,8 +296,10 @@ func (e *Env) runUntil(t Time, n int, check func() bool) bool {
 			if !check() {
 				return false
 			}
+			e.Step() // as before check, unless check scheduled something
+			continue
 		}
-		e.Step()
+		e.take(en, src)
 	}
 	if e.stopped {
 		return false

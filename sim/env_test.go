@@ -176,6 +176,10 @@ func TestMisusePanicsWithClearMessage(t *testing.T) {
 		{"negative service time", func(e *Env) { NewStation(e, 1).Submit(-1, nil, nil) }, "sim: negative service time"},
 		{"station without servers", func(e *Env) { NewStation(e, 0) }, "sim: station needs at least one server"},
 		{"RunUntil in the past", func(e *Env) { e.RunUntil(10); e.RunUntil(5) }, "sim: RunUntil"},
+		{"alarm with no callback", func(e *Env) { e.NewAlarm(nil, nil) }, "sim: nil alarm callback"},
+		{"alarm in the past", func(e *Env) { e.RunUntil(10); e.NewAlarm(func(any) {}, nil).At(5) }, "sim: alarm set in the past"},
+		{"alarm after a negative delay", func(e *Env) { e.NewAlarm(func(any) {}, nil).After(-1) }, "sim: negative alarm delay"},
+		{"alarm armed twice", func(e *Env) { a := e.NewAlarm(func(any) {}, nil); a.At(1); a.At(2) }, "sim: alarm armed twice"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -143,13 +143,25 @@ func (q *radixQueue) settle() {
 	q.settle()
 }
 
+// top and pop are called with entries pending; they settle only when the
+// run is used up, so that the common case is inlined.
 func (q *radixQueue) top() entry {
-	q.settle()
+	if len(q.run) == 0 {
+		q.settle()
+	}
 	return q.run[len(q.run)-1]
 }
 
+// dropTop removes the entry top just returned (the run is settled then).
+func (q *radixQueue) dropTop() {
+	q.run = q.run[:len(q.run)-1]
+	q.n--
+}
+
 func (q *radixQueue) pop() entry {
-	q.settle()
+	if len(q.run) == 0 {
+		q.settle()
+	}
 	n := len(q.run) - 1
 	e := q.run[n]
 	q.run = q.run[:n]
