@@ -1,14 +1,12 @@
 package scenarios
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"simrun/internal/trace"
 	"simrun/sim"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -263,9 +261,8 @@ func ReplicationSeed(seed uint64, r int) uint64 {
 }
 
 // Run plans and runs a scenario: every selected case at every sweep point,
-// each Replications times, in parallel on separate kernels, the runs
-// estimated longest first (longestFirst); results are collected in row
-// order, so the document does not depend on scheduling.
+// each Replications times, in parallel on separate kernels; results are
+// collected in row order, so the document does not depend on scheduling.
 // Input errors come back as ErrorList. When ctx is cancelled, Run returns
 // the rows already complete in a document marked Partial, together with
 // ErrInterrupted.
@@ -309,9 +306,6 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 	)
 	if opt.Progress != nil {
 		opt.Progress(0, len(items))
-	}
-	if workers > 1 && len(items) > workers && len(rows) > 1 {
-		items = longestFirst(runCtx, rows, items, workers)
 	}
 	serve(runCtx, len(items), workers, func(i int) {
 		it := items[i]
@@ -387,37 +381,6 @@ func Run(ctx context.Context, sc *Scenario, opt Options) (*result.Document, erro
 
 // item is one run of Run's work list: replication rep of rows[row].
 type item struct{ row, rep int }
-
-// pilotEvents is the event count between two ticks of a runner's RunUntil.
-const pilotEvents = 4096
-
-// longestFirst returns the work items ordered by an estimate of their cost,
-// the longest first, so that the runs left at the end are short and no
-// worker idles long while another finishes (LPT scheduling). The estimate
-// is a pilot of each row: its first 2 % of virtual time (at most 2 s),
-// whose events are counted by the runner's tick (every pilotEvents events),
-// scaled to the row's length. Event counts, not timings, so the order is
-// the same on every machine; ties keep the plan's order. Results are
-// collected by row, so the order changes the wall time only.
-func longestFirst(ctx context.Context, rows []Row, items []item, workers int) []item {
-	cost := make([]float64, len(rows))
-	serve(ctx, len(rows), workers, func(i int) {
-		c := *rows[i].Case
-		end := c.Settings.Warmup.D() + c.Settings.Duration.D()
-		span := min(end/50, 2*time.Second)
-		if span <= 0 {
-			return
-		}
-		c.Settings.Warmup, c.Settings.Duration = 0, sim.Duration(span)
-		var ticks int64
-		if _, err := runTraced(ctx, &c, 0, nil, func(sim.Time) { ticks++ }); err == nil {
-			cost[i] = float64(ticks*pilotEvents) * float64(end) / float64(span)
-		}
-	})
-	out := slices.Clone(items)
-	slices.SortStableFunc(out, func(a, b item) int { return cmp.Compare(cost[b.row], cost[a.row]) })
-	return out
-}
 
 // serve calls do(i) for every i in [0, n) from workers goroutines, each
 // taking the next index, until all are done or ctx is cancelled.

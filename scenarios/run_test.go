@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 
 	"simrun/internal/result"
 )
@@ -264,42 +263,5 @@ func TestModelDeterminism(t *testing.T) {
 				t.Fatal("sharded and merged sweep differs from the whole sweep")
 			}
 		})
-	}
-}
-
-// TestLongestFirst: the work list puts the rows with the most events per
-// run first (a pilot's event count scaled to the row's length), keeps a
-// row's replications in order and ties in plan order, and gives the same
-// order every time; the document does not depend on it (TestDeterminism).
-func TestLongestFirst(t *testing.T) {
-	sc := mustLoad(t, "demo/mmc")
-	src := Source{Kind: "flag", Name: "--set"}
-	// Pilots of 2 s: 40k, 120k, 80k and 40k events, 9 to 29 ticks.
-	if err := sc.Override("duration", "600s", src); err != nil {
-		t.Fatal(err)
-	}
-	if err := sc.Override("workload.demo.servers", int64(40), src); err != nil {
-		t.Fatal(err)
-	}
-	opt := Options{Cases: []string{"mm4"}, Sweep: []Axis{
-		{Key: "workload.demo.arrival_rate", Values: []any{"10k", "30k", "20k", "10k"}},
-	}}
-	rows, err := Plan(sc, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var items []item
-	for i := range rows {
-		for r := 0; r < 2; r++ {
-			items = append(items, item{i, r})
-		}
-	}
-	got := longestFirst(context.Background(), rows, items, 2)
-	want := []item{{1, 0}, {1, 1}, {2, 0}, {2, 1}, {0, 0}, {0, 1}, {3, 0}, {3, 1}}
-	if d := cmp.Diff(want, got, cmp.AllowUnexported(item{})); d != "" {
-		t.Errorf("order (-want +got):\n%s", d)
-	}
-	if again := longestFirst(context.Background(), rows, items, 1); !cmp.Equal(got, again, cmp.AllowUnexported(item{})) {
-		t.Errorf("the order depends on the workers: %v, then %v", got, again)
 	}
 }
