@@ -311,6 +311,10 @@ func TestFlushAheadEcho(t *testing.T) {
 	cfg.BufferPool.Size = 512 * sim.MiB // the data fit: no LRU batch
 	cfg.Redo.LogFileSize = 64 * sim.MiB // A = 46.9 MB: a span of about 10 s of this load
 	cfg.Redo.LogBufferSize = 2 * sim.MiB
+	// Aged data: index k's split transient of freshly prepared data (its
+	// first ~100,000 transactions at 10 x 100k) is over, so what dirties
+	// the tail is the workload's steady mix.
+	cfg.Index.Age = 2_000_000
 	d := newLoadDriver(t, cfg, 10, 100_000)
 	e := d.e
 	c := e.cl
