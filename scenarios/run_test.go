@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-
 	"simrun/internal/result"
 )
 
