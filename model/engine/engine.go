@@ -136,11 +136,10 @@ func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume,
 	var shape leafShape
 	if mariadbPool && cfg.Index.Splits {
 		// Index k's leaves as the sorted build left them, with room for the
-		// pages splits add (a leaf cannot stay below half full while a
-		// sibling has room, so twice the built leaves bound them).
+		// pages splits add.
 		shape = newLeafShape(cfg.Index)
 		e.secBuilt = builtLeaves(wl.TableSize, shape)
-		e.secondary = 2*e.secBuilt + 8
+		e.secondary = indexSlots(e.secBuilt)
 	}
 	e.perTable = e.clustered + e.secondary
 	npages := e.tables*e.perTable + cfg.Layout.RollbackSegments
@@ -159,10 +158,7 @@ func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume,
 		return nil, fmt.Errorf("engine.buffer_pool.size: %v leaves no frame beyond the %d non-leaf index pages", cfg.BufferPool.Size, e.nonLeaf)
 	}
 	if e.secBuilt != e.secondary {
-		e.ix = make([]*secIndex, e.tables)
-		for t := range e.ix {
-			e.ix[t] = newSecIndex(wl.TableSize, shape, e.secondary, int32(t*e.perTable+e.clustered))
-		}
+		e.ix = newIndexes(wl, shape, e.secondary, func(t int) int32 { return int32(t*e.perTable + e.clustered) })
 		e.ageIndex(env.Stream("engine/index-age"), wl, cfg.Index.Age)
 		for _, x := range e.ix {
 			x.Splits, x.Merges, x.MergeAttempts = 0, 0, 0

@@ -366,6 +366,21 @@ func (x *secIndex) fen0() int64 {
 	return s
 }
 
+// indexSlots is the page slots a table's index k gets for built leaves:
+// room for the pages splits add (a leaf cannot stay below half full while a
+// sibling has room, so twice the built leaves bound them).
+func indexSlots(built int) int { return 2*built + 8 }
+
+// newIndexes returns every table's index k as the sorted build leaves it,
+// with slots page slots each, table t's slot 0 at page id base(t).
+func newIndexes(wl workload.Sysbench, sh leafShape, slots int, base func(t int) int32) []*secIndex {
+	ix := make([]*secIndex, wl.Tables)
+	for t := range ix {
+		ix[t] = newSecIndex(wl.TableSize, sh, slots, base(t))
+	}
+	return ix
+}
+
 // builtLeaves returns the leaves a sorted build of rows records makes.
 func builtLeaves(rows int64, sh leafShape) int {
 	return max(1, int((rows+int64(sh.built)-1)/int64(sh.built)))
@@ -479,12 +494,8 @@ func IndexRedoPerTx(c IndexConfig, wl workload.Sysbench, age, n int64, seed uint
 		return 0
 	}
 	sh := newLeafShape(c)
-	built := builtLeaves(wl.TableSize, sh)
 	e := &Engine{cfg: Config{Index: c}, tables: wl.Tables}
-	e.ix = make([]*secIndex, wl.Tables)
-	for t := range e.ix {
-		e.ix[t] = newSecIndex(wl.TableSize, sh, 2*built+8, 0)
-	}
+	e.ix = newIndexes(wl, sh, indexSlots(builtLeaves(wl.TableSize, sh)), func(int) int32 { return 0 })
 	rng := sim.NewStream(seed, "engine/index-age")
 	e.ageIndex(rng, wl, age)
 	return float64(e.ageIndex(rng, wl, n)) / float64(n)

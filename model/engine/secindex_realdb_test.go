@@ -70,10 +70,7 @@ func TestIndexAgainstRealServer(t *testing.T) {
 			cfg := DefaultConfig()
 			sh := newLeafShape(cfg.Index)
 			e := &Engine{cfg: cfg, tables: wl.Tables}
-			e.ix = make([]*secIndex, wl.Tables)
-			for i := range e.ix {
-				e.ix[i] = newSecIndex(wl.TableSize, sh, 2*builtLeaves(wl.TableSize, sh)+8, 0)
-			}
+			e.ix = newIndexes(wl, sh, indexSlots(builtLeaves(wl.TableSize, sh)), func(int) int32 { return 0 })
 			rng := sim.New(1).Stream("engine/index-age")
 			c := cfg.Index
 			perEvent := float64(2*(sh.full/2)*c.MovedRecordRedo+c.SplitRedo+c.MergeRedo) / 2

@@ -111,7 +111,7 @@ func TestSecIndexProperties(t *testing.T) {
 	c := DefaultIndex()
 	sh := newLeafShape(c)
 	const rows = 100_000
-	x := newSecIndex(rows, sh, 2*builtLeaves(rows, sh)+8, 0)
+	x := newSecIndex(rows, sh, indexSlots(builtLeaves(rows, sh)), 0)
 	rng := sim.New(1).Stream("t")
 	var op indexOp
 	var events [4]int64 // splits+merges per quarter of the run
@@ -273,7 +273,7 @@ func TestIndexConfigValidate(t *testing.T) {
 func TestSecIndexNoAllocs(t *testing.T) {
 	c := DefaultIndex()
 	sh := newLeafShape(c)
-	x := newSecIndex(50_000, sh, 2*builtLeaves(50_000, sh)+8, 0)
+	x := newSecIndex(50_000, sh, indexSlots(builtLeaves(50_000, sh)), 0)
 	rng := sim.New(2).Stream("t")
 	var op indexOp
 	step := func() {
