@@ -51,11 +51,7 @@ func (a *Alarm) At(t Time) {
 	if a.armed {
 		panic("sim: alarm armed twice")
 	}
-	e.peeked = false
-	e.seq++
-	if e.seq > maxSeq {
-		panic("sim: more than 2^40 events scheduled in one run")
-	}
+	e.nextSeq()
 	a.armed = true
 	// Insert into e.armed[:narmed], sorted from last to first, in place:
 	// no slice header is stored, so no write barrier runs.

@@ -94,6 +94,17 @@ func (e *Env) AfterArg(d time.Duration, fn func(any), arg any) Timer {
 	return e.AtArg(e.now+Time(d), fn, arg)
 }
 
+// nextSeq takes the sequence number of a new event or armed alarm, which
+// orders it after every event scheduled before it for the same time, and
+// drops the cached head. It panics past 2^40 in one run.
+func (e *Env) nextSeq() {
+	e.peeked = false
+	e.seq++
+	if e.seq > maxSeq {
+		panic("sim: more than 2^40 events scheduled in one run")
+	}
+}
+
 // AtArg schedules fn(arg) to run at absolute time t. It panics if t is
 // before now or fn is nil. Events due at the same time run in the order
 // they were scheduled.
@@ -104,11 +115,7 @@ func (e *Env) AtArg(t Time, fn func(any), arg any) Timer {
 	if fn == nil {
 		panic("sim: nil event callback")
 	}
-	e.peeked = false
-	e.seq++
-	if e.seq > maxSeq {
-		panic("sim: more than 2^40 events scheduled in one run")
-	}
+	e.nextSeq()
 	var slot int32
 	if n := len(e.free); n > 0 {
 		slot = e.free[n-1]
