@@ -262,17 +262,22 @@ func (p *Pipeline) onWaitTimer() {
 	p.proceed()
 }
 
-// proceed runs the leader's copy of the binlog caches. The leader is a
-// running thread that already holds a CPU, so the copy is a delay of its
-// CPU time (charged to each transaction's own CPU job, BinlogCPU, so that
-// utilisation counts it) during which LOCK_log is held.
+// proceed runs the leader's copy of the group's binlog caches with
+// LOCK_log held (MYSQL_BIN_LOG::trx_group_commit_leader writes every
+// member's cache; the members sleep). Each member's statements already
+// carried the CPU of copying its own cache (BinlogCPU, in the session's
+// CPU job), so the processors' busy time counts every copy once; the lock
+// is then held for the others' copies only, so that a member's latency too
+// counts its group's copies once (its own in its job, the rest here). The
+// leader is a running thread, so the wait is a delay, not a new burst that
+// would queue for a processor it already has.
 func (p *Pipeline) proceed() {
 	if p.waiting {
 		return
 	}
 	p.phases.Add(p.env.Now(), engine.CatGroupCommitWait)
 	var d time.Duration
-	for _, tx := range p.group {
+	for _, tx := range p.group[1:] {
 		d += p.BinlogCPU(tx.BinlogBytes)
 	}
 	p.env.AfterArg(d, p.cpuDone, nil)

@@ -202,3 +202,44 @@ func benchCase(b *testing.B, name string, m Machine) {
 		b.ReportMetric(float64(cpu1-cpu0)/float64(tx1-tx0), "cpu-ns/tx")
 	}
 }
+
+// TestBinlogCopyChargedOnce: with one client thread, no CPU spread and no
+// sync on the commit path, the file binlog adds to each transaction the CPU
+// of its two-phase commit (commit.cpu.prepare) and of the leader's copy of
+// its binlog cache (binlog_file_per_kib), once: the mean latency and the
+// CPU busy time per transaction grow by the same amount, and by that sum.
+func TestBinlogCopyChargedOnce(t *testing.T) {
+	run := func(mode commit.BinlogMode) (lat, busy float64, binlogBytes float64) {
+		env := sim.New(1)
+		vol, err := disk.New(env, studyVolume(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
+		ec.CPU.CV = 0
+		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = mode, commit.FlushPerSecond
+		wc.Sysbench.Threads = 1
+		s, err := NewSysbench(env, 4, vol, ec, cc, wc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		env.RunUntil(sim.At(time.Second))
+		s.ResetStats()
+		env.RunUntil(sim.At(3 * time.Second))
+		r := s.Report()
+		cs := s.srv.cpu.Stats()
+		tx := r.TPS * cs.Elapsed.Seconds()
+		return r.Latency.Avg * 1e3, cs.MeanBusy * cs.Elapsed.Seconds() * 1e6 / tx, float64(r.BinlogBytes) / tx
+	}
+	latOff, busyOff, _ := run(commit.BinlogOff)
+	latFile, busyFile, bytes := run(commit.BinlogFile)
+	cpu := commit.DefaultConfig().CPU
+	want := (cpu.Prepare.D().Seconds() + cpu.BinlogFileKiB.D().Seconds()*bytes/1024) * 1e6
+	t.Logf("binlog %.0f B/tx: latency +%.2f us, CPU +%.2f us, want +%.2f us", bytes, latFile-latOff, busyFile-busyOff, want)
+	for name, got := range map[string]float64{"latency": latFile - latOff, "CPU busy": busyFile - busyOff} {
+		if math.Abs(got-want) > 0.02*want {
+			t.Errorf("%s per transaction grew by %.2f us with the file binlog, want %.2f us (two-phase commit + one binlog copy)", name, got, want)
+		}
+	}
+}
