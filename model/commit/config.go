@@ -79,7 +79,8 @@ type CPUConfig struct {
 	Prepare         sim.Duration `toml:"prepare" unit:"s" doc:"extra CPU of two-phase commit with a file binlog: XA prepare mini-transaction, TC log bookkeeping, the second log_write_up_to call"`
 	BinlogFileKiB   sim.Duration `toml:"binlog_file_per_kib" unit:"s per KiB" doc:"file binlog: leader CPU to copy one KiB of a binlog cache to the binlog file (my_b_write + write(2))"`
 	BinlogInnoDBKiB sim.Duration `toml:"binlog_innodb_per_kib" unit:"s per KiB" doc:"innodb binlog: CPU to copy one KiB of binlog into .ibb pages through mini-transactions"`
-	Sync            sim.Duration `toml:"sync" unit:"s per sync" doc:"server CPU of one fdatasync of the redo log on the commit path (the redo group leader's): the system call, the filesystem's sync, block-layer submission and completion, the wake-up; charged to the syncing thread when it resumes. Default 0: a machine's sync CPU is known only from a measurement, and the study volumes' sync latencies (derived from the published figures, docs/model-disk.md) carry the whole sync as a thread sees it. simrun calibrate --harness measures it (on a 2-vCPU KVM guest 145us while other builds shared its vCPUs, 48.3us alone, docs/realdb.md); docs/validation.md gives the binlog study with 57us and 145us"`
+	Write           sim.Duration `toml:"write" unit:"s per write" doc:"server CPU of one write of the redo log to the device on the commit path (the redo group leader's pwrite at trx_commit 1, 2 and 3 with the log unbuffered): the system call, the block layer's submission, the completion interrupt and the wake-up; charged to the writing thread when it resumes. Default 0, for the reason given at sync; simrun calibrate --harness measures it from flush=2 against flush=0 (binlog off, 1 thread): 44us per write on a 2-vCPU KVM guest (docs/realdb.md)"`
+	Sync            sim.Duration `toml:"sync" unit:"s per sync" doc:"server CPU of one fdatasync of the redo log on the commit path (the redo group leader's) beyond its write (cpu.write): the system call, the filesystem's sync, the flush request and its completion; charged to the syncing thread when it resumes. Default 0: a machine's sync CPU is known only from a measurement, and the study volumes' sync latencies (derived from the published figures, docs/model-disk.md) carry the whole sync as a thread sees it. simrun calibrate --harness measures it: flush=1 against flush=2 (binlog off, 1 thread), or against flush=0 when the harness ran no flush=2 (then it carries the write's CPU too: 145us on a 2-vCPU KVM guest while other builds shared its vCPUs, 48.3us alone, docs/realdb.md); docs/validation.md gives the binlog study with 57us and 145us"`
 	BinlogSync      sim.Duration `toml:"binlog_sync" unit:"s per sync" doc:"server CPU of one fdatasync of the binlog file (the binlog group leader's, under LOCK_log), charged like sync; an appending file's sync also writes its inode, so it costs more than the redo log's. Default 0 for the reason given at sync; simrun calibrate --harness measures it (sync_binlog=1 against 0 on a 2-vCPU KVM guest: 198us and 267us while other builds shared its vCPUs, 92us alone, docs/realdb.md)"`
 }
 
@@ -156,7 +157,7 @@ func (c Config) Validate() error {
 	for _, x := range []struct {
 		k string
 		v sim.Duration
-	}{{"prepare", p.Prepare}, {"binlog_file_per_kib", p.BinlogFileKiB}, {"binlog_innodb_per_kib", p.BinlogInnoDBKiB}, {"sync", p.Sync}} {
+	}{{"prepare", p.Prepare}, {"binlog_file_per_kib", p.BinlogFileKiB}, {"binlog_innodb_per_kib", p.BinlogInnoDBKiB}, {"write", p.Write}, {"sync", p.Sync}, {"binlog_sync", p.BinlogSync}} {
 		if x.v < 0 || x.v > sim.Duration(time.Second) {
 			bad("cpu.%s: must be in [0, 1s], got %v", x.k, x.v)
 		}

@@ -16,8 +16,13 @@ import (
 type Tx struct {
 	TL          engine.Timeline
 	BinlogBytes int64
-	Done        func(any)
-	Arg         any
+	// CopyRun says the driver's CPU job already ran the copy of this
+	// transaction's binlog cache (BinlogCPU; the sysbench sessions do, so
+	// that the processors count it); when it leads, LOCK_log is then held
+	// for the other members' copies only.
+	CopyRun bool
+	Done    func(any)
+	Arg     any
 	// Thread is the client connection's thread, whose lag the scheduler
 	// keeps across its sleeps (nil: an anonymous thread).
 	Thread   *sim.CPUThread
@@ -39,8 +44,9 @@ type Engine interface {
 	OpenBinlogTablespace(fileSize int64, batch int, src disk.Source)
 	LogUpTo(lsn uint64, sync bool, tl *engine.Timeline, fn func(any), arg any) bool
 	FlushedLSN() uint64
-	// SetSyncCPU sets the CPU a redo log sync costs its leader thread.
-	SetSyncCPU(d time.Duration)
+	// SetLogCPU sets the CPU a commit-path log write and a log sync
+	// beyond it cost their leader thread.
+	SetLogCPU(write, sync time.Duration)
 }
 
 // Sources are the volume accounting tags of the binlog writes.
@@ -144,7 +150,7 @@ func New(env *sim.Env, eng Engine, cpu *sim.CPU, vol *disk.Volume, cfg Config, s
 	p.orderedCB = p.runCommitOrdered
 	p.leadCB = func(any) { p.lead() }
 	p.wakeup = wakeup
-	eng.SetSyncCPU(cfg.CPU.Sync.D())
+	eng.SetLogCPU(cfg.CPU.Write.D(), cfg.CPU.Sync.D())
 	return p
 }
 
@@ -264,21 +270,22 @@ func (p *Pipeline) onWaitTimer() {
 
 // proceed runs the leader's copy of the group's binlog caches with
 // LOCK_log held (MYSQL_BIN_LOG::trx_group_commit_leader writes every
-// member's cache; the members sleep). Each member's statements already
-// carried the CPU of copying its own cache (BinlogCPU, in the session's
-// CPU job), so the processors' busy time counts every copy once; the lock
-// is then held for the others' copies only, so that a member's latency too
-// counts its group's copies once (its own in its job, the rest here). The
-// leader is a running thread, so the wait is a delay, not a new burst that
-// would queue for a processor it already has.
+// member's cache; the members sleep), as a delay: the leader is a running
+// thread and holds a processor. A sysbench session's CPU job already ran
+// the copy of its own cache (Tx.CopyRun), so the processors' busy time
+// counts every copy; a leader that ran its own holds the lock for the
+// others' copies only, so that a member's latency too counts its group's
+// copies once (its own in its job, the rest here).
 func (p *Pipeline) proceed() {
 	if p.waiting {
 		return
 	}
 	p.phases.Add(p.env.Now(), engine.CatGroupCommitWait)
 	var d time.Duration
-	for _, tx := range p.group[1:] {
-		d += p.BinlogCPU(tx.BinlogBytes)
+	for i, tx := range p.group {
+		if i > 0 || !tx.CopyRun {
+			d += p.BinlogCPU(tx.BinlogBytes)
+		}
 	}
 	p.env.AfterArg(d, p.cpuDone, nil)
 }

@@ -79,7 +79,9 @@ type Redo struct {
 	// commit lock or in the leader's I/O and needs a processor to go on.
 	cpu      *sim.CPU
 	wakeup   time.Duration
-	syncCPU  time.Duration        // CPU of one fdatasync (SetSyncCPU)
+	writeCPU time.Duration        // CPU of one round's log write (SetLogCPU)
+	syncCPU  time.Duration        // CPU of one fdatasync beyond its write (SetLogCPU)
+	wrote    bool                 // this round wrote the log to the device
 	woke     sim.FIFO[redoWaiter] // followers woken, in processor order
 	wokeCB   func(any)
 	finishCB func(any)
@@ -144,13 +146,15 @@ func (r *Redo) SetCPU(cpu *sim.CPU, wakeup time.Duration) {
 	r.cpu, r.wakeup = cpu, wakeup
 }
 
-// SetSyncCPU sets the CPU one fdatasync of the log costs the thread that
-// issues it (commit.cpu.sync): the system call, ext4's sync, the block
-// layer's submission and completion. The model runs it with the leader's
-// wake-up after the flush; on Linux part of it runs before the I/O is
-// submitted, so the model issues each flush that much earlier. Rounds
+// SetLogCPU sets the CPU a commit-path round of the log costs the thread
+// that leads it: write for the round's write of the log to the device
+// (commit.cpu.write: pwrite's system call, the block layer's submission,
+// the completion interrupt), sync for its fdatasync beyond that
+// (commit.cpu.sync: ext4's sync, the flush request). The model runs it with
+// the leader's wake-up after the I/O; on Linux part of it runs before the
+// I/O is submitted, so the model issues each I/O that much earlier. Rounds
 // without a client thread (the once-per-second flush) charge nothing.
-func (e *Engine) SetSyncCPU(d time.Duration) { e.Redo.syncCPU = d }
+func (e *Engine) SetLogCPU(write, sync time.Duration) { e.Redo.writeCPU, e.Redo.syncCPU = write, sync }
 
 func (r *Redo) onWoke(any) {
 	w := r.woke.Pop()
@@ -253,6 +257,7 @@ func (r *Redo) startRound() {
 	} else if r.target > r.written {
 		from, write = r.written, true
 	}
+	r.wrote = write
 	r.pending = 0
 	r.wsize = 0
 	if write {
@@ -301,6 +306,9 @@ func (r *Redo) leaderWakes() {
 	r.tIO = r.env.Now()
 	if r.cpu != nil && r.leaderTL != nil {
 		d := r.wakeup
+		if r.wrote {
+			d += r.writeCPU
+		}
 		if r.doSync {
 			d += r.syncCPU
 		}

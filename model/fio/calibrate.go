@@ -72,6 +72,14 @@ func Calibrate(fioJSON []byte) (disk.Config, error) {
 //     direction, as an empirical distribution from min (p=0) to max (p=1).
 //     At iodepth 1 that is the device's service time at the job's bs; the
 //     transfer time is part of it, so transfer_rate is set to 0.
+//   - transfer_rate: when two iodepth-1 O_DIRECT jobs wrote with different
+//     block sizes (fio.sh: 16 KiB random writes, and the 4 KiB writes of
+//     its fdatasync job), the size part of a write's service time,
+//     (bs_large - bs_small) / (mean_large - mean_small). The latency
+//     distributions are then the small job's (and the read job's) less
+//     their own transfer time, so an I/O of the measured size keeps its
+//     measured mean and a redo write of a few KiB costs what the small
+//     writes cost rather than a 16 KiB page write's latency.
 //   - flush_latency: the sync latency percentiles (sync.lat_ns) of the
 //     first job run with fsync=N or fdatasync=N, when there is one.
 //   - everything else keeps disk.DefaultConfig's value; queue_depth is at
@@ -129,6 +137,13 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 	note("iops_max = %v: highest read+write IOPS, job %q (a lower bound of the cap)", cfg.IOPSMax, iopsJob)
 	note("bandwidth_max = %v: highest read+write bandwidth, job %q (a lower bound of the cap)", cfg.BandwidthMax, bwJob)
 	cfg.QueueDepth = max(cfg.QueueDepth, depth)
+	if sm, lg, ok := sizePair(out); ok {
+		dBytes := float64(lg.bs - sm.bs)
+		dNs := lg.job.Write.Clat.Mean - sm.job.Write.Clat.Mean
+		cfg.TransferRate = sim.Rate(math.Round(dBytes * 1e9 / dNs))
+		lat[1] = &pick{sm.job, 1}
+		note("transfer_rate = %v: the %s writes of job %q took %.1fus more on average than the %s writes of job %q (iodepth 1, direct)", cfg.TransferRate, lg.job.option(out.GlobalOptions, "bs", "4k"), lg.job.Name, dNs/1e3, sm.job.option(out.GlobalOptions, "bs", "4k"), sm.job.Name)
+	}
 	for k, key := range []string{"read_latency", "write_latency"} {
 		p := lat[k]
 		if p == nil {
@@ -136,7 +151,11 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 			continue
 		}
 		dir := []*fioDir{&p.job.Read, &p.job.Write}[k]
-		spec, err := empirical(dir.Clat)
+		less := 0.0 // the job's own transfer time, ns
+		if cfg.TransferRate > 0 {
+			less = float64(p.job.blockSize(out.GlobalOptions)) * 1e9 / float64(cfg.TransferRate)
+		}
+		spec, err := empirical(dir.Clat, less)
 		if err != nil {
 			return Calibration{}, fmt.Errorf("fio: job %q %s clat_ns: %v", p.job.Name, []string{"read", "write"}[k], err)
 		}
@@ -146,12 +165,15 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 			cfg.WriteLatency = spec
 		}
 		note("%s: clat_ns percentiles of job %q (iodepth %d, bs %s, mean %.1fus)", key, p.job.Name, p.depth, p.job.option(out.GlobalOptions, "bs", "4k"), dir.Clat.Mean/1e3)
+		if less > 0 {
+			note("%s: less the job's %s transfer time at transfer_rate, %.1fus", key, p.job.option(out.GlobalOptions, "bs", "4k"), less/1e3)
+		}
 		if p.depth > 1 {
 			note("%s: WARNING: measured at iodepth %d, so it includes queueing; run an iodepth=1 job for the device's own latency", key, p.depth)
 		}
 	}
 	if syncJob != nil {
-		spec, err := empirical(syncJob.Sync.Lat)
+		spec, err := empirical(syncJob.Sync.Lat, 0)
 		if err != nil {
 			return Calibration{}, fmt.Errorf("fio: job %q sync lat_ns: %v", syncJob.Name, err)
 		}
@@ -212,10 +234,60 @@ func (j *fioJob) intOption(global map[string]string, key string, def int) int {
 	return n
 }
 
-// empirical turns fio's latency percentiles into an empirical distribution
-// from min (p = 0) to max (p = 1). fio's percentiles are bin midpoints and
-// may stray past min or max; they are clamped and made non-decreasing.
-func empirical(l fioLat) (sim.DistSpec, error) {
+// sized is an iodepth-1 O_DIRECT job that only wrote, with its block size.
+type sized struct {
+	job *fioJob
+	bs  int64
+}
+
+// sizePair finds the iodepth-1, direct, write-only jobs with the smallest
+// and the largest block size, when they differ and the larger took longer
+// on average; the first job of each size counts.
+func sizePair(out fioOutput) (small, large sized, ok bool) {
+	g := out.GlobalOptions
+	for i := range out.Jobs {
+		j := &out.Jobs[i]
+		if j.Write.TotalIOs == 0 || j.Read.TotalIOs > 0 || j.intOption(g, "iodepth", 1) != 1 || j.intOption(g, "numjobs", 1) != 1 || j.option(g, "direct", "0") != "1" {
+			continue
+		}
+		bs := j.blockSize(g)
+		if bs <= 0 {
+			continue
+		}
+		if small.job == nil || bs < small.bs {
+			small = sized{j, bs}
+		}
+		if large.job == nil || bs > large.bs {
+			large = sized{j, bs}
+		}
+	}
+	ok = small.job != nil && large.bs > small.bs && large.job.Write.Clat.Mean > small.job.Write.Clat.Mean
+	return small, large, ok
+}
+
+// blockSize is the job's bs in bytes (fio's k and m are binary); 0 when it
+// cannot be read.
+func (j *fioJob) blockSize(global map[string]string) int64 {
+	s := strings.ToLower(strings.TrimSpace(j.option(global, "bs", "4k")))
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "k"):
+		mult, s = 1<<10, strings.TrimSuffix(s, "k")
+	case strings.HasSuffix(s, "m"):
+		mult, s = 1<<20, strings.TrimSuffix(s, "m")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n * mult
+}
+
+// empirical turns fio's latency percentiles, less a constant (ns, the
+// part another parameter carries), into an empirical distribution from min
+// (p = 0) to max (p = 1), at least 0. fio's percentiles are bin midpoints
+// and may stray past min or max; they are clamped and made non-decreasing.
+func empirical(l fioLat, less float64) (sim.DistSpec, error) {
 	type pt struct{ p, v float64 }
 	var pts []pt
 	for k, v := range l.Percentile {
@@ -230,15 +302,16 @@ func empirical(l fioLat) (sim.DistSpec, error) {
 	if hi < lo || lo < 0 {
 		return sim.DistSpec{}, fmt.Errorf("min %v / max %v inconsistent", lo, hi)
 	}
+	sub := func(v float64) float64 { return math.Max(0, v-math.Round(less)) }
 	spec := sim.DistSpec{Kind: "empirical"}
-	spec.Points = append(spec.Points, sim.QuantilePoint{P: 0, Value: math.Round(lo)})
+	spec.Points = append(spec.Points, sim.QuantilePoint{P: 0, Value: sub(math.Round(lo))})
 	prev := math.Round(lo)
 	for _, x := range pts {
 		v := math.Round(math.Min(math.Max(x.v, prev), hi))
-		spec.Points = append(spec.Points, sim.QuantilePoint{P: x.p, Value: v})
+		spec.Points = append(spec.Points, sim.QuantilePoint{P: x.p, Value: sub(v)})
 		prev = v
 	}
-	spec.Points = append(spec.Points, sim.QuantilePoint{P: 1, Value: math.Round(math.Max(hi, prev))})
+	spec.Points = append(spec.Points, sim.QuantilePoint{P: 1, Value: sub(math.Round(math.Max(hi, prev)))})
 	if err := spec.Validate(); err != nil {
 		return sim.DistSpec{}, err
 	}

@@ -42,6 +42,9 @@ type Calibration struct {
 	// the document. RedoSyncCPU becomes commit.cpu.sync, BinlogSyncCPU
 	// commit.cpu.binlog_sync.
 	RedoSyncCPU, BinlogSyncCPU time.Duration
+	// RedoWriteCPU is the server CPU of one redo write (flush=2 against
+	// flush=0), commit.cpu.write; 0 without a flush=2 run.
+	RedoWriteCPU time.Duration
 
 	Notes []string // one line per choice made, written into the presets
 }
@@ -188,12 +191,28 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
 	}
 
-	// The CPU of a sync point.
+	// The CPU of the commit path's log I/O: a log write alone (flush=2, an
+	// O_DIRECT pwrite per commit) and a sync (flush=1: the write, then
+	// fdatasync's flush).
+	p2, ok2 := Find(pts, false, 0, 2, 1)
+	if ok2 {
+		if w := perExtra(base, p2, func(f Figures) float64 { return f.WritesPerTx }); w > 0 {
+			c.RedoWriteCPU = w
+			c.Commit.CPU.Write = sim.Duration(w)
+			note("commit.cpu.write = %v: a redo write (flush=2 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device write", c.Commit.CPU.Write)
+		}
+	}
 	if p1, ok := Find(pts, false, 0, 1, 1); ok {
 		c.RedoSyncCPU = syncCPU(base, p1)
-		if c.RedoSyncCPU > 0 {
+		switch {
+		case c.RedoWriteCPU > 0:
+			// The flush beyond the write: flush=1 against flush=2.
+			d := max(0, syncCPU(p2, p1))
+			c.Commit.CPU.Sync = sim.Duration(d)
+			note("commit.cpu.sync = %v: a redo sync's flush (flush=1 vs 2, binlog off, 1 thread) adds this much mariadbd CPU per device flush beyond the write's commit.cpu.write (%.1fus measured, at least 0)", c.Commit.CPU.Sync, float64(syncCPU(p2, p1))/1e3)
+		case c.RedoSyncCPU > 0:
 			c.Commit.CPU.Sync = sim.Duration(c.RedoSyncCPU)
-			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush", c.Commit.CPU.Sync)
+			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush; with no flush=2 run it carries the write's CPU too", c.Commit.CPU.Sync)
 		}
 	}
 	if b0, ok := Find(pts, true, 0, 0, 1); ok {
@@ -235,9 +254,15 @@ const sharedCPUPct = 10
 // syncCPU is the server CPU per extra sync between two runs at 1 thread;
 // the device flushes per transaction count the syncs (one flush each).
 func syncCPU(without, with Point) time.Duration {
+	return perExtra(without, with, func(f Figures) float64 { return f.FlushesPerTx })
+}
+
+// perExtra is the server CPU per extra device operation, counted by per
+// (per transaction), between two runs at 1 thread; 0 when with adds less
+// than a tenth of one a transaction. It may be negative: the runs' noise.
+func perExtra(without, with Point, per func(Figures) float64) time.Duration {
 	cpu := func(p Point) float64 { return p.Range(func(f Figures) float64 { return f.ServerCPUUs }).Mean }
-	syncs := func(f Figures) float64 { return f.FlushesPerTx }
-	n := with.Range(syncs).Mean - without.Range(syncs).Mean
+	n := with.Range(per).Mean - without.Range(per).Mean
 	if n <= 0.1 {
 		return 0
 	}
@@ -369,8 +394,8 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 
 	b.Reset()
 	head(&b)
-	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nsync = %s\nbinlog_sync = %s\n",
-		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Sync), q(c.Commit.CPU.BinlogSync))
+	fmt.Fprintf(&b, "description = %q\n\n[commit]\n\n[commit.binlog]\nmax_binlog_size = %s\nbinlog_commit_wait_count = %d\n\n[commit.cpu]\nwrite = %s\nsync = %s\nbinlog_sync = %s\n",
+		"MariaDB's commit path as the harness measured it", q(c.Commit.Binlog.MaxBinlogSize), c.Commit.Binlog.CommitWaitCount, q(c.Commit.CPU.Write), q(c.Commit.CPU.Sync), q(c.Commit.CPU.BinlogSync))
 	out["commit.toml"] = []byte(b.String())
 
 	b.Reset()

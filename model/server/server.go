@@ -169,6 +169,7 @@ func (ss *Session) Queries() ([]time.Duration, time.Duration) { return ss.qcpu, 
 func (ss *Session) Execute(w *Work, executed func(any), arg any) {
 	ss.w, ss.executed, ss.arg = w, executed, arg
 	ss.ctx.BinlogBytes = w.BinlogBytes
+	ss.ctx.CopyRun = true // onWire runs it
 	if ss.s.eng.FreeCheck(&ss.ctx.TL, ss.freeCB, ss) {
 		ss.onFree(ss)
 	}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # CI check of the real-server harness (docs/realdb.md), about 2-3 minutes:
 # a brief harness run (2 tables x 10k rows aged by 10 s of load, 1 thread, 3 s per setting,
-# binlog off and on, each setting twice), a short fio run on the same
+# binlog off at flush 0, 1, 2 and on, each setting twice), a short fio run on the same
 # filesystem, simrun calibrate from both, the measured device flushes per
 # transaction of each setting (with the lower bounds durability implies),
 # and simrun's predictions of every setting against the measurement
@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 # A hung server must not hang CI: the harness stops what it started on SIGTERM.
 timeout 300 python3 scripts/realdb/harness.py -o "$tmp/harness.json" --tables 2 --table-size 10000 \
 	--duration 3 --warmup 1 --server-warmup 2 --threads 1 --age 10 \
-	--settings off:0,off:1,on:0:0,on:1:1 --repeat 2 --buffer-pool 256M
+	--settings off:0,off:1,off:2,on:0:0,on:1:1 --repeat 2 --buffer-pool 256M
 FIO_SIZE=64M bash scripts/realdb/fio.sh "$tmp/fio.json" 2
 go run ./cmd/simrun calibrate "$tmp/fio.json" --harness "$tmp/harness.json" -o "$tmp/calibrated"
 
