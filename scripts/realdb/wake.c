@@ -1,0 +1,32 @@
+// The CPU of a thread's wake-up on this machine (docs/model-engine.md,
+// engine.cpu.wakeup): two threads hand a turn back and forth through a
+// futex N times, each sleeping until the other wakes it; the process's CPU
+// (user + system, getrusage) and the wall time are reported per wake-up.
+//   gcc -O2 -pthread -o wake scripts/realdb/wake.c
+//   ./wake 20000 0 1    # the two threads pinned to vCPUs 0 and 1 (an IPI a wake)
+//   ./wake 20000 0 0    # both on vCPU 0 (a context switch, no IPI)
+//   ./wake 20000 -1 -1  # unpinned, as the scheduler places them
+#define _GNU_SOURCE
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+static atomic_int turn; static int N; static int cpuA, cpuB;
+static void fwait(atomic_int *a, int v){ while (atomic_load(a)==v) syscall(SYS_futex, a, FUTEX_WAIT_PRIVATE, v, NULL, NULL, 0); }
+static void fwake(atomic_int *a){ syscall(SYS_futex, a, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+static void pin(int c){ if(c<0) return; cpu_set_t s; CPU_ZERO(&s); CPU_SET(c,&s); pthread_setaffinity_np(pthread_self(),sizeof s,&s); }
+static void *b(void *x){ pin(cpuB); for(int i=0;i<N;i++){ fwait(&turn,0); atomic_store(&turn,0); fwake(&turn);} return 0; }
+int main(int argc,char**argv){ N=atoi(argv[1]); cpuA=atoi(argv[2]); cpuB=atoi(argv[3]);
+ pthread_t t; pthread_create(&t,0,b,0); pin(cpuA);
+ struct rusage r0,r1; struct timespec w0,w1; getrusage(RUSAGE_SELF,&r0); clock_gettime(CLOCK_MONOTONIC,&w0);
+ for(int i=0;i<N;i++){ atomic_store(&turn,1); fwake(&turn); fwait(&turn,1);} 
+ pthread_join(t,0); getrusage(RUSAGE_SELF,&r1); clock_gettime(CLOCK_MONOTONIC,&w1);
+ double cpu=(r1.ru_utime.tv_sec-r0.ru_utime.tv_sec)+(r1.ru_utime.tv_usec-r0.ru_utime.tv_usec)/1e6+(r1.ru_stime.tv_sec-r0.ru_stime.tv_sec)+(r1.ru_stime.tv_usec-r0.ru_stime.tv_usec)/1e6;
+ double wall=(w1.tv_sec-w0.tv_sec)+(w1.tv_nsec-w0.tv_nsec)/1e9;
+ printf("pin %d/%d: %d round trips (2 wake-ups each): wall %.2f us/wake, CPU %.2f us/wake\n",cpuA,cpuB,N,wall/(2.0*N)*1e6,cpu/(2.0*N)*1e6); return 0; }
