@@ -1,7 +1,8 @@
 // The CPU of a thread's wake-up on this machine (docs/model-engine.md,
 // engine.cpu.wakeup): two threads hand a turn back and forth through a
 // futex N times, each sleeping until the other wakes it; the process's CPU
-// (user + system, getrusage) and the wall time are reported per wake-up.
+// (user + system, getrusage) and the wall time are reported per wake-up,
+// as one JSON object. scripts/realdb/wake.sh runs it five times a pinning.
 //   gcc -O2 -pthread -o wake scripts/realdb/wake.c
 //   ./wake 20000 0 1    # the two threads pinned to vCPUs 0 and 1 (an IPI a wake)
 //   ./wake 20000 0 0    # both on vCPU 0 (a context switch, no IPI)
@@ -29,4 +30,4 @@ int main(int argc,char**argv){ N=atoi(argv[1]); cpuA=atoi(argv[2]); cpuB=atoi(ar
  pthread_join(t,0); getrusage(RUSAGE_SELF,&r1); clock_gettime(CLOCK_MONOTONIC,&w1);
  double cpu=(r1.ru_utime.tv_sec-r0.ru_utime.tv_sec)+(r1.ru_utime.tv_usec-r0.ru_utime.tv_usec)/1e6+(r1.ru_stime.tv_sec-r0.ru_stime.tv_sec)+(r1.ru_stime.tv_usec-r0.ru_stime.tv_usec)/1e6;
  double wall=(w1.tv_sec-w0.tv_sec)+(w1.tv_nsec-w0.tv_nsec)/1e9;
- printf("pin %d/%d: %d round trips (2 wake-ups each): wall %.2f us/wake, CPU %.2f us/wake\n",cpuA,cpuB,N,wall/(2.0*N)*1e6,cpu/(2.0*N)*1e6); return 0; }
+ printf("{\"pin\": \"%d/%d\", \"round_trips\": %d, \"wall_us_per_wake\": %.3f, \"cpu_us_per_wake\": %.3f}\n",cpuA,cpuB,N,wall/(2.0*N)*1e6,cpu/(2.0*N)*1e6); return 0; }
