@@ -191,6 +191,24 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
 	}
 
+	// A thread's wake-up, from the probe when the harness ran it: the
+	// model charges it apart (engine.cpu.wakeup) at every wake of the
+	// commit path, so the per-I/O CPUs below are measured less one each.
+	var wake time.Duration
+	if us, n := d.WakeProbe.CrossCPU(); n > 0 {
+		e.CPU.Wakeup = sim.Duration(math.Round(us * 1e3))
+		wake = e.CPU.Wakeup.D()
+		note("engine.cpu.wakeup = %v: the median CPU of a wake-up across the two vCPUs, %d runs of scripts/realdb/wake.c before and after the matrix", e.CPU.Wakeup, n)
+	}
+	less := func(d time.Duration) time.Duration { return max(0, d-wake) }
+	// lessNote says what less took off, when it took anything.
+	lessNote := func(d time.Duration) string {
+		if wake == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" (%v measured, less the leader's wake-up %v)", sim.Duration(d), sim.Duration(wake))
+	}
+
 	// The CPU of the commit path's log I/O: a log write alone (flush=2, an
 	// O_DIRECT pwrite per commit) and a sync (flush=1: the write, then
 	// fdatasync's flush).
@@ -198,8 +216,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	if ok2 {
 		if w := perExtra(base, p2, func(f Figures) float64 { return f.WritesPerTx }); w > 0 {
 			c.RedoWriteCPU = w
-			c.Commit.CPU.Write = sim.Duration(w)
-			note("commit.cpu.write = %v: a redo write (flush=2 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device write", c.Commit.CPU.Write)
+			c.Commit.CPU.Write = sim.Duration(less(w))
+			note("commit.cpu.write = %v: a redo write (flush=2 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device write%s", c.Commit.CPU.Write, lessNote(w))
 		}
 	}
 	if p1, ok := Find(pts, false, 0, 1, 1); ok {
@@ -211,16 +229,16 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 			c.Commit.CPU.Sync = sim.Duration(d)
 			note("commit.cpu.sync = %v: a redo sync's flush (flush=1 vs 2, binlog off, 1 thread) adds this much mariadbd CPU per device flush beyond the write's commit.cpu.write (%.1fus measured, at least 0)", c.Commit.CPU.Sync, float64(syncCPU(p2, p1))/1e3)
 		case c.RedoSyncCPU > 0:
-			c.Commit.CPU.Sync = sim.Duration(c.RedoSyncCPU)
-			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush; with no flush=2 run it carries the write's CPU too", c.Commit.CPU.Sync)
+			c.Commit.CPU.Sync = sim.Duration(less(c.RedoSyncCPU))
+			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush%s; with no flush=2 run it carries the write's CPU too", c.Commit.CPU.Sync, lessNote(c.RedoSyncCPU))
 		}
 	}
 	if b0, ok := Find(pts, true, 0, 0, 1); ok {
 		if b1, ok := Find(pts, true, 1, 0, 1); ok {
 			c.BinlogSyncCPU = syncCPU(b0, b1)
 			if c.BinlogSyncCPU > 0 {
-				c.Commit.CPU.BinlogSync = sim.Duration(c.BinlogSyncCPU)
-				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush", c.Commit.CPU.BinlogSync)
+				c.Commit.CPU.BinlogSync = sim.Duration(less(c.BinlogSyncCPU))
+				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush%s", c.Commit.CPU.BinlogSync, lessNote(c.BinlogSyncCPU))
 			}
 		} else if b11, ok := Find(pts, true, 1, 1, 1); ok && c.RedoSyncCPU > 0 {
 			// No sync_binlog=1, flush=0 run (the CI matrix): 1/1 against
@@ -228,8 +246,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 			// is left after the redo's.
 			if d := binlogSyncCPU(b0, b11, c.RedoSyncCPU); d > 0 {
 				c.BinlogSyncCPU = d
-				c.Commit.CPU.BinlogSync = sim.Duration(d)
-				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's commit.cpu.sync", c.Commit.CPU.BinlogSync)
+				c.Commit.CPU.BinlogSync = sim.Duration(less(d))
+				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's%s", c.Commit.CPU.BinlogSync, lessNote(d))
 			}
 		}
 	}
@@ -389,7 +407,7 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 		e.Flushing.IOCapacity, e.Flushing.IOCapacityMax, e.Flushing.Doublewrite)
 	fmt.Fprintf(&b, "\n[engine.cpu]\n")
 	keys("begin", e.CPU.Begin, "update_index", e.CPU.UpdateIndex, "update_non_index", e.CPU.UpdateNonIndex,
-		"delete", e.CPU.Delete, "insert", e.CPU.Insert, "commit", e.CPU.Commit)
+		"delete", e.CPU.Delete, "insert", e.CPU.Insert, "commit", e.CPU.Commit, "wakeup", e.CPU.Wakeup)
 	out["engine.toml"] = []byte(b.String())
 
 	b.Reset()

@@ -36,6 +36,48 @@ type Doc struct {
 			Transactions float64 `json:"transactions"`
 		} `json:"slices"`
 	} `json:"age"`
+	// WakeProbe is scripts/realdb/wake.c run before and after the matrix
+	// (harness --wake-probe); nil in documents recorded before it.
+	WakeProbe *WakeProbe `json:"wake_probe"`
+}
+
+// WakeProbe is the CPU of a thread's wake-up on the harness host: two
+// threads handing a futex turn back and forth.
+type WakeProbe struct {
+	Before []WakeRun `json:"before"`
+	After  []WakeRun `json:"after"`
+}
+
+// WakeRun is one run of the probe; Pin "0/1" puts the threads on two
+// vCPUs (each wake-up an IPI), "0/0" on one.
+type WakeRun struct {
+	Pin        string  `json:"pin"`
+	RoundTrips int     `json:"round_trips"`
+	WallUs     float64 `json:"wall_us_per_wake"`
+	CPUUs      float64 `json:"cpu_us_per_wake"`
+}
+
+// CrossCPU is the median CPU of a cross-vCPU wake-up over the runs before
+// and after the matrix, in µs, and how many runs it is of (0: none).
+func (w *WakeProbe) CrossCPU() (float64, int) {
+	if w == nil {
+		return 0, 0
+	}
+	var xs []float64
+	for _, r := range append(append([]WakeRun(nil), w.Before...), w.After...) {
+		if r.Pin == "0/1" && r.CPUUs > 0 {
+			xs = append(xs, r.CPUUs)
+		}
+	}
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	sort.Float64s(xs)
+	m := xs[len(xs)/2]
+	if len(xs)%2 == 0 {
+		m = (xs[len(xs)/2-1] + m) / 2
+	}
+	return m, len(xs)
 }
 
 // Machine is the host the harness ran on.

@@ -359,3 +359,59 @@ func TestRunAges(t *testing.T) {
 		t.Errorf("RunAges (-want +got):\n%s", diff)
 	}
 }
+
+// The wake-up probe, when the harness ran it, sets engine.cpu.wakeup to
+// the median cross-vCPU figure, and the per-I/O CPUs measured at 1 thread
+// lose one wake-up each, which the model charges apart; without it they
+// stay as measured.
+func TestCalibrateWakeProbe(t *testing.T) {
+	w := &WakeProbe{
+		Before: []WakeRun{{Pin: "0/1", CPUUs: 13}, {Pin: "0/1", CPUUs: 15}, {Pin: "0/0", CPUUs: 8}},
+		After:  []WakeRun{{Pin: "0/1", CPUUs: 14}, {Pin: "0/1", CPUUs: 30}},
+	}
+	if got, n := w.CrossCPU(); got != 14.5 || n != 4 {
+		t.Errorf("CrossCPU = %v over %d runs, want 14.5 over 4 (the 0/0 run left out)", got, n)
+	}
+	if _, n := (*WakeProbe)(nil).CrossCPU(); n != 0 {
+		t.Errorf("a document without a probe has %d runs", n)
+	}
+	raw, err := os.ReadFile("../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fioJSON, err := os.ReadFile("../../docs/data/realdb/fio-2vcpu-quiet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := Calibrate(d, fioJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.WakeProbe = w
+	probed, err := Calibrate(d, fioJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wake := 14500 * time.Nanosecond
+	if got := probed.Engine.CPU.Wakeup.D(); got != wake {
+		t.Errorf("wakeup %v, want %v", got, wake)
+	}
+	if plain.Commit.CPU.Write == 0 || plain.Commit.CPU.BinlogSync == 0 {
+		t.Fatalf("test set-up: the quiet matrix gives write %v, binlog_sync %v", plain.Commit.CPU.Write, plain.Commit.CPU.BinlogSync)
+	}
+	for _, x := range []struct {
+		key          string
+		plain, probe time.Duration
+	}{
+		{"write", plain.Commit.CPU.Write.D(), probed.Commit.CPU.Write.D()},
+		{"binlog_sync", plain.Commit.CPU.BinlogSync.D(), probed.Commit.CPU.BinlogSync.D()},
+	} {
+		if x.plain-x.probe != wake {
+			t.Errorf("commit.cpu.%s: %v without the probe, %v with it; want one wake-up (%v) less", x.key, x.plain, x.probe, wake)
+		}
+	}
+}

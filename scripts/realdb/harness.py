@@ -433,6 +433,30 @@ class Harness:
             stop.set()
             th.join()
 
+    def wake_probe(self):
+        """scripts/realdb/wake.c, five runs pinned to vCPUs 0 and 1 (a
+        wake-up is an IPI to the other vCPU) and five on vCPU 0; [] when
+        there is no C compiler or one vCPU."""
+        src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "wake.c")
+        exe = os.path.join(self.tmp, "wake")
+        if not os.path.exists(exe):
+            cc = shutil.which("cc") or shutil.which("gcc")
+            if not cc or not os.path.exists(src):
+                log("wake probe: no C compiler or no wake.c; skipped")
+                return []
+            subprocess.run([cc, "-O2", "-pthread", "-o", exe, src], check=True)
+        runs = []
+        pins = ["0 1", "0 0"] if os.cpu_count() and os.cpu_count() >= 2 else ["0 0"]
+        for pin in pins:
+            for _ in range(5):
+                out = subprocess.run([exe, str(self.a.wake_probe)] + pin.split(), check=True,
+                                     capture_output=True, text=True).stdout
+                runs.append(json.loads(out))
+        cross = sorted(r["cpu_us_per_wake"] for r in runs if r["pin"] == "0/1")
+        if cross:
+            log("wake probe: %.1f us of CPU a cross-vCPU wake-up (median of %d)" % (cross[len(cross) // 2], len(cross)))
+        return runs
+
     # --- main --------------------------------------------------------------
     def run(self):
         a = self.a
@@ -462,6 +486,10 @@ class Harness:
                          "cgroup": "blkio v1" if self.cgroup else None},
             "my_cnf": {}, "server_variables": {}, "prepare": {}, "runs": [],
         }
+        # The CPU of a thread's wake-up, before anything of the harness
+        # runs and again at the end (the host's state moves it).
+        if a.wake_probe > 0:
+            doc["wake_probe"] = {"round_trips": a.wake_probe, "before": self.wake_probe()}
         # The data are prepared once, with the binlog off.
         doc["my_cnf"]["prepare"] = self.start_server(False)
         t = time.time()
@@ -491,6 +519,8 @@ class Harness:
                     doc["runs"].append(self.measure(p, rep, order))
                     order += 1
                 self.stop_server()
+        if a.wake_probe > 0:
+            doc["wake_probe"]["after"] = self.wake_probe()
         doc["finished_utc"] = utc(time.time())
         # The run's temporary directory is no part of the data: $RUNDIR.
         text = json.dumps(doc, indent=1, sort_keys=True).replace(self.tmp, "$RUNDIR")
@@ -780,6 +810,8 @@ def main():
     p.add_argument("--port", type=int, default=0, help="loopback TCP port (default: a free one)")
     p.add_argument("--keep", action="store_true", help="keep the data directory (debugging)")
     p.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")
+    p.add_argument("--wake-probe", type=int, default=20000,
+                   help="round trips of the wake-up CPU probe (scripts/realdb/wake.c) run before and after the matrix (0 = none)")
     a = p.parse_args()
     if os.geteuid() != 0:
         raise SystemExit("run as root: it installs packages, reads /proc of mariadbd and uses cgroups")

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The CPU of a thread's wake-up on this machine (docs/model-engine.md,
-# engine.cpu.wakeup; not yet part of simrun calibrate): scripts/realdb/wake.c, two threads handing a futex turn
+# engine.cpu.wakeup; harness.py runs the same probe before and after its
+# matrix, and simrun calibrate --harness takes it from there): scripts/realdb/wake.c, two threads handing a futex turn
 # back and forth, pinned to vCPUs 0 and 1 (each wake-up an IPI to the other
 # vCPU, as when a group-commit leader wakes a follower) and both on vCPU 0;
 # five runs of each, one JSON document:
