@@ -16,7 +16,7 @@ trap 'rm -rf "$tmp"' EXIT
 # A hung server must not hang CI: the harness stops what it started on SIGTERM.
 timeout 300 python3 scripts/realdb/harness.py -o "$tmp/harness.json" --tables 2 --table-size 10000 \
 	--duration 3 --warmup 1 --server-warmup 2 --threads 1 --age 10 \
-	--settings off:0,off:1,off:2,on:0:0,on:1:1 --repeat 2 --buffer-pool 256M
+	--settings off:0,off:1,off:2,on:0:0,on:1:1 --repeat 2 --buffer-pool 256M --wake-probe 5000
 FIO_SIZE=64M bash scripts/realdb/fio.sh "$tmp/fio.json" 2
 go run ./cmd/simrun calibrate "$tmp/fio.json" --harness "$tmp/harness.json" -o "$tmp/calibrated"
 
