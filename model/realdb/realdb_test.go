@@ -279,14 +279,7 @@ func TestBinlogSyncCPU(t *testing.T) {
 // machine (others 68 %); with the others' ticks taken out of both runs
 // the warning goes.
 func TestCalibrateWarnsSharedCPU(t *testing.T) {
-	raw, err := os.ReadFile("../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fioJSON, err := os.ReadFile("../../docs/data/realdb/fio-2vcpu-quiet.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw, fioJSON := quietData(t)
 	warned := func(d *Doc) bool {
 		c, err := Calibrate(d, fioJSON)
 		if err != nil {
@@ -375,14 +368,7 @@ func TestCalibrateWakeProbe(t *testing.T) {
 	if _, n := (*WakeProbe)(nil).CrossCPU(); n != 0 {
 		t.Errorf("a document without a probe has %d runs", n)
 	}
-	raw, err := os.ReadFile("../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fioJSON, err := os.ReadFile("../../docs/data/realdb/fio-2vcpu-quiet.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw, fioJSON := quietData(t)
 	d, err := Load(raw)
 	if err != nil {
 		t.Fatal(err)
@@ -414,4 +400,17 @@ func TestCalibrateWakeProbe(t *testing.T) {
 			t.Errorf("commit.cpu.%s: %v without the probe, %v with it; want one wake-up (%v) less", x.key, x.plain, x.probe, wake)
 		}
 	}
+}
+
+// quietData is the committed "quiet" matrix and its fio run.
+func quietData(t *testing.T) (harness, fio []byte) {
+	t.Helper()
+	var err error
+	if harness, err = os.ReadFile("../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json"); err != nil {
+		t.Fatal(err)
+	}
+	if fio, err = os.ReadFile("../../docs/data/realdb/fio-2vcpu-quiet.json"); err != nil {
+		t.Fatal(err)
+	}
+	return harness, fio
 }
