@@ -153,7 +153,9 @@ Example:
 Reads the output of a real fio run (fio 3.x, --output-format=json) and writes
 a volume preset: the IOPS and bandwidth caps from the measured maxima, and
 read, write and flush latency distributions (empirical) from the completion
-latency percentiles. Use the preset in a scenario with
+latency percentiles; when two iodepth-1 direct write jobs used different
+block sizes, a transfer rate from their difference, so that small writes
+cost less than large ones. Use the preset in a scenario with
   [volume]
   preset = "NAME"     # when the file sits in scenarios/library/volume/
 or copy its [volume] table into the scenario. See docs/model-disk.md.
@@ -166,9 +168,12 @@ Example:
 
 With --harness H.json (the JSON of scripts/realdb/harness.py, a real MariaDB
 measured under sysbench), -o names a directory that receives machine.toml,
-volume.toml, engine.toml and workload.toml presets: CPU per statement and
-per query, redo bytes per transaction and the server's settings from the
-1-thread run with no sync, the volume from fio. See docs/realdb.md.
+volume.toml, engine.toml, commit.toml and workload.toml presets: CPU per
+statement and per query, redo bytes per transaction and the server's
+settings from the 1-thread run with no sync; the CPU of a log write, of a
+flush and of a binlog sync from the 1-thread runs that add one; the CPU of
+a wake-up from the harness's wake probe; the volume from fio. See
+docs/realdb.md.
   simrun calibrate fio.json --harness matrix.json -o calibrated
 `,
 }
