@@ -210,3 +210,34 @@ func TestCalibrateFdatasync(t *testing.T) {
 		t.Errorf("fdatasync job syncs = %d, want lat_ns.N", j.syncs())
 	}
 }
+
+// With two iodepth-1 direct write jobs of different block sizes (the
+// realdb host's scripts/realdb/fio.sh run: 16 KiB random writes, 4 KiB
+// writes in its fdatasync job) the volume's write latency grows with the
+// size: transfer_rate is the size difference over the mean difference, and
+// the calibrated volume gives each block size the mean fio measured.
+func TestCalibrateTransferRateFromTwoSizes(t *testing.T) {
+	b, err := os.ReadFile("../../docs/data/realdb/fio-2vcpu-idle.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Calibrate(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const mean4, mean16 = 34.8e-3, 58.8e-3 // ms: the jobs' write clat means (fdatasync, wr-qd1)
+	if want := 12 * 1024 / (mean16 - mean4) * 1e3; !near(float64(cfg.TransferRate), want, 0.01) {
+		t.Errorf("transfer_rate %v, want about %.0f B/s", cfg.TransferRate, want)
+	}
+	for _, c := range []struct {
+		bs   sim.Bytes
+		want float64
+	}{{4 * sim.KiB, mean4}, {16 * sim.KiB, mean16}} {
+		job := DefaultConfig()
+		job.Name, job.BS, job.IODepth, job.Size = "qd1-randwrite", c.bs, 1, 64*sim.MiB
+		m := runJob(t, cfg, job, 5*time.Second, 1)
+		if got := get(m, "write.clat_ms.mean"); !near(got, c.want, 0.05) {
+			t.Errorf("bs %v: simulated write mean %.4f ms, fio measured %.4f ms", c.bs, got, c.want)
+		}
+	}
+}

@@ -225,9 +225,9 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		switch {
 		case c.RedoWriteCPU > 0:
 			// The flush beyond the write: flush=1 against flush=2.
-			d := max(0, syncCPU(p2, p1))
-			c.Commit.CPU.Sync = sim.Duration(d)
-			note("commit.cpu.sync = %v: a redo sync's flush (flush=1 vs 2, binlog off, 1 thread) adds this much mariadbd CPU per device flush beyond the write's commit.cpu.write (%.1fus measured, at least 0)", c.Commit.CPU.Sync, float64(syncCPU(p2, p1))/1e3)
+			d := syncCPU(p2, p1)
+			c.Commit.CPU.Sync = sim.Duration(max(0, d))
+			note("commit.cpu.sync = %v: a redo sync's flush (flush=1 vs 2, binlog off, 1 thread) adds this much mariadbd CPU per device flush beyond the write's commit.cpu.write (%.1fus measured, at least 0)", c.Commit.CPU.Sync, float64(d)/1e3)
 		case c.RedoSyncCPU > 0:
 			c.Commit.CPU.Sync = sim.Duration(less(c.RedoSyncCPU))
 			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush%s; with no flush=2 run it carries the write's CPU too", c.Commit.CPU.Sync, lessNote(c.RedoSyncCPU))
