@@ -138,8 +138,10 @@ type Prediction struct {
 // threads:
 // transactions per redo sync and per binlog group within 35 %, and the
 // TPS cost of flush_log_at_trx_commit=1 (binlog off) and of sync_binlog=1
-// within a factor of 1.5.
-func Compare(ps []Prediction) []Check {
+// within a factor of 1.5. A paired cost (Doc.Paired) of the same two
+// settings replaces the separate runs' TPS cost: it is measured at one
+// state of the page cleaner and of the host.
+func Compare(ps []Prediction, paired ...PairedCost) []Check {
 	var out []Check
 	find := func(binlog bool, sb, fl, th int) (Prediction, bool) {
 		for _, p := range ps {
@@ -190,6 +192,12 @@ func Compare(ps []Prediction) []Check {
 	loss := func(name string, with, without Prediction) {
 		w, wo := with.Point.Range(func(f Figures) float64 { return f.TPS }), without.Point.Range(func(f Figures) float64 { return f.TPS })
 		meas := Range{Min: 1 - w.Max/wo.Min, Mean: 1 - w.Mean/wo.Mean, Max: 1 - w.Min/wo.Max}
+		for _, pc := range paired {
+			if same(pc.With, with.Point.Setting) && same(pc.Without, without.Point.Setting) {
+				name, meas = name+" (paired)", pc.Cost
+				break
+			}
+		}
 		add(with, name, "factor", 1.5, meas, 1-with.Predicted.TPS/without.Predicted.TPS)
 	}
 	if a, ok := find(false, 0, 1, 16); ok {

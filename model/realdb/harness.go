@@ -39,6 +39,9 @@ type Doc struct {
 	// WakeProbe is scripts/realdb/wake.c run before and after the matrix
 	// (harness --wake-probe); nil in documents recorded before it.
 	WakeProbe *WakeProbe `json:"wake_probe"`
+	// Alternations are the paired measurements after the matrix (harness
+	// --alternate); none in documents recorded before them.
+	Alternations []Alternation `json:"alternations"`
 }
 
 // WakeProbe is the CPU of a thread's wake-up on the harness host: two
@@ -178,7 +181,7 @@ func Load(b []byte) (*Doc, error) {
 	if d.Schema != Schema {
 		return nil, fmt.Errorf("realdb: schema %q, want %q (scripts/realdb/harness.py output)", d.Schema, Schema)
 	}
-	if len(d.Runs) == 0 {
+	if len(d.Runs) == 0 && len(d.Alternations) == 0 {
 		return nil, errors.New("realdb: the document has no runs")
 	}
 	for i, r := range d.Runs {

@@ -175,7 +175,19 @@ func TestPredictRealServer(t *testing.T) {
 		}
 		ps = append(ps, realdb.Prediction{Point: p, Predicted: realdb.Predict(m, c.Cores)})
 	}
-	checks := realdb.Compare(ps)
+	// The paired costs: the document's own alternations, or those of the
+	// harness JSON named by SIMRUN_REALDB_PAIRED (measured apart).
+	pd := d
+	if pp := os.Getenv("SIMRUN_REALDB_PAIRED"); pp != "" {
+		if pd, err = realdb.Load(read(t, pp)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	paired := pd.PairedCosts()
+	for _, pc := range paired {
+		t.Log("paired: " + pc.String())
+	}
+	checks := realdb.Compare(ps, paired...)
 	rep := realdb.Report(checks)
 	t.Log("\n" + rep)
 	if out := os.Getenv("SIMRUN_REALDB_REPORT"); out != "" {

@@ -18,6 +18,7 @@ import argparse
 import atexit
 import datetime
 import json
+import math
 import os
 import re
 import resource
@@ -97,6 +98,7 @@ class Harness:
         self.a = args
         self.tmp = None
         self.server = None  # Popen of mariadbd
+        self.bench = None  # Popen of a background sysbench (the alternation)
         self.cgroup = None
         self.sock = None
         self.port = None
@@ -112,6 +114,10 @@ class Harness:
 
     # --- lifecycle -------------------------------------------------------
     def cleanup(self):
+        if self.bench is not None and self.bench.poll() is None:
+            self.bench.kill()
+            self.bench.wait()
+        self.bench = None
         self.stop_server()
         if self.cgroup and os.path.isdir(self.cgroup):
             try:
@@ -282,6 +288,7 @@ class Harness:
         s = {"t": time.time(), "status": self.status(), "metrics": self.metrics(),
              "disk": read_diskstat(self.devname), "proc": read_procstat(),
              "mariadbd": read_pidstat(self.server.pid), "loadavg": read_loadavg(),
+             "interrupts": read_interrupts(),
              "children": resource.getrusage(resource.RUSAGE_CHILDREN)}
         if self.cgroup:
             s["cgroup"] = read_cgroup(self.cgroup, "%d:%d" % self.devnum)
@@ -378,6 +385,7 @@ class Harness:
                                      for k in sorted(after["metrics"])
                                      if after["metrics"][k] != before["metrics"].get(k, 0)},
             "disk_delta": {k: after["disk"][k] - before["disk"][k] for k in after["disk"] if k != "in_flight"},
+            "interrupts_delta": interrupts_delta(before["interrupts"], after["interrupts"]),
             "cpu": {
                 "mariadbd_utime_s": (after["mariadbd"][0] - before["mariadbd"][0]) / TICK,
                 "mariadbd_stime_s": (after["mariadbd"][1] - before["mariadbd"][1]) / TICK,
@@ -432,6 +440,94 @@ class Harness:
         finally:
             stop.set()
             th.join()
+
+    def alternate(self, pair, threads):
+        """One long sysbench run at `threads` while the setting alternates between the pair's two
+        (both dynamic: innodb_flush_log_at_trx_commit, sync_binlog) every --alternate-period
+        seconds, in the order A B B A A B B A ... so that a linear drift of the host's speed
+        cancels in each block of four. Each slice is measured after --alternate-settle seconds of
+        its setting: a paired measurement of what the setting costs, at one state of the page
+        cleaner and nearly one speed of the host."""
+        a = self.a
+        period, settle = a.alternate_period, a.alternate_settle
+        n = max(2, int(a.alternate_duration // period) // 4 * 4)
+        seconds = int(math.ceil(a.warmup + n * period + 5))
+
+        def setting(p):
+            binlog, sync_binlog, flush = p
+            self.sql("SET GLOBAL innodb_flush_log_at_trx_commit = %d" % flush)
+            if binlog:
+                self.sql("SET GLOBAL sync_binlog = %d" % sync_binlog)
+
+        def snap(pid):
+            s = {"t": time.time(), "status": self.status(), "disk": read_diskstat(self.devname),
+                 "proc": read_procstat(), "mariadbd": read_pidstat(self.server.pid),
+                 "interrupts": read_interrupts()}
+            try:
+                s["sysbench"] = read_pidstat(pid)
+            except OSError:
+                s["sysbench"] = None
+            return s
+
+        setting(pair[0])
+        argv, proc = self.sysbench_start(threads, seconds)
+        slices = []
+        ok = False
+        try:
+            time.sleep(a.warmup)
+            t0 = time.time()
+            for i in range(n):
+                p = pair[0] if i % 4 in (0, 3) else pair[1]
+                setting(p)
+                time.sleep(settle)
+                b = snap(proc.pid)
+                time.sleep(max(0.1, period - settle - (time.time() - b["t"])))
+                e = snap(proc.pid)
+                if proc.poll() is not None or b["sysbench"] is None or e["sysbench"] is None:
+                    raise RuntimeError("sysbench ended before the alternation did")
+                binlog, sync_binlog, flush = p
+                slices.append({
+                    "setting": {"binlog": binlog, "sync_binlog": sync_binlog if binlog else None,
+                                "innodb_flush_log_at_trx_commit": flush, "threads": threads},
+                    "t_s": round(b["t"] - t0, 3),
+                    "elapsed_s": round(e["t"] - b["t"], 3),
+                    "status_delta": status_delta(b["status"], e["status"]),
+                    "disk_delta": {k: e["disk"][k] - b["disk"][k] for k in e["disk"] if k != "in_flight"},
+                    "interrupts_delta": interrupts_delta(b["interrupts"], e["interrupts"]),
+                    "cpu": {"mariadbd_utime_s": (e["mariadbd"][0] - b["mariadbd"][0]) / TICK,
+                            "mariadbd_stime_s": (e["mariadbd"][1] - b["mariadbd"][1]) / TICK,
+                            "sysbench_utime_s": (e["sysbench"][0] - b["sysbench"][0]) / TICK,
+                            "sysbench_stime_s": (e["sysbench"][1] - b["sysbench"][1]) / TICK,
+                            "machine_ticks_delta": {k: e["proc"][k] - b["proc"][k] for k in PROCSTAT},
+                            "machine_context_switches": e["proc"].get("ctxt", 0) - b["proc"].get("ctxt", 0),
+                            "clk_tck": TICK}})
+            ok = True
+        finally:
+            if not ok and proc.poll() is None:
+                proc.kill()  # an error above: stop the client before the server
+            out, err = proc.communicate()
+            self.bench = None
+        if proc.returncode != 0:
+            raise RuntimeError("sysbench run failed:\n%s%s" % (out[-3000:], err[-3000:]))
+        tps = {}
+        for sl in slices:
+            k = label((sl["setting"]["binlog"], sl["setting"]["sync_binlog"] or 0,
+                       sl["setting"]["innodb_flush_log_at_trx_commit"], threads, None))
+            tps.setdefault(k, []).append(sl["status_delta"].get("Com_commit", 0) / sl["elapsed_s"])
+        log("alternation at %d threads, %d slices of %g s: %s" % (
+            threads, len(slices), period, ", ".join("%s %.0f tps" % (k, sum(v) / len(v)) for k, v in tps.items())))
+        return {"threads": threads, "period_s": period, "settle_s": settle,
+                "order": "ABBA", "sysbench_argv": argv, "sysbench": parse_sysbench(out), "slices": slices}
+
+    def sysbench_start(self, threads, seconds):
+        """sysbench run in the background (the alternation reads its CPU from /proc)."""
+        a = self.a
+        argv = ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-socket=" + self.sock,
+                "--mysql-user=root", "--mysql-db=sbtest", "--tables=%d" % a.tables,
+                "--table-size=%d" % a.table_size, "--threads=%d" % threads, "--time=%d" % seconds,
+                "--report-interval=0", "--rand-type=special", "run"]
+        self.bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return argv, self.bench
 
     def wake_probe(self):
         """scripts/realdb/wake.c, five runs pinned to vCPUs 0 and 1 (a
@@ -519,6 +615,22 @@ class Harness:
                     doc["runs"].append(self.measure(p, rep, order))
                     order += 1
                 self.stop_server()
+        # The paired alternations, after the matrix, one server start per
+        # binlog mode they need.
+        pairs = parse_pairs(a.alternate) if a.alternate else []
+        if pairs:
+            doc["alternations"] = []
+        for binlog in sorted({p[0][0] for p in pairs}):
+            cnf = self.start_server(binlog)
+            key = "binlog_on" if binlog else "binlog_off"
+            doc["my_cnf"][key] = cnf
+            doc["server_variables"][key] = self.variables()
+            if a.server_warmup > 0:
+                self.sysbench("run", a.alternate_threads, a.server_warmup)
+            for pair in pairs:
+                if pair[0][0] == binlog:
+                    doc["alternations"].append(self.alternate(pair, a.alternate_threads))
+            self.stop_server()
         if a.wake_probe > 0:
             doc["wake_probe"]["after"] = self.wake_probe()
         doc["finished_utc"] = utc(time.time())
@@ -552,6 +664,8 @@ def parse_settings(spec):
     """'off:0,off:1,on:0:1' -> [(binlog, sync_binlog, flush)]; 'all' = the full 9-setting matrix."""
     if spec == "all":
         spec = "off:0,off:1,off:2,on:0:0,on:0:1,on:0:2,on:1:0,on:1:1,on:1:2"
+    if spec == "none":
+        return []  # no matrix (the alternations only)
     out = []
     for item in spec.split(","):
         f = item.split(":")
@@ -561,6 +675,21 @@ def parse_settings(spec):
             out.append((True, int(f[1]), int(f[2])))
         else:
             raise SystemExit("bad setting %r: use off:FLUSH or on:SYNC_BINLOG:FLUSH" % item)
+    return out
+
+
+def parse_pairs(spec):
+    """'off:0/off:1,on:0:1/on:1:1' -> [((binlog, sync_binlog, flush), (...))]: the two settings of a
+    pair share the binlog mode (the others are dynamic)."""
+    out = []
+    for item in spec.split(","):
+        ab = item.split("/")
+        if len(ab) != 2:
+            raise SystemExit("bad --alternate pair %r: use A/B, e.g. off:0/off:1" % item)
+        pa, pb = parse_settings(ab[0])[0], parse_settings(ab[1])[0]
+        if pa[0] != pb[0] or pa == pb:
+            raise SystemExit("bad --alternate pair %r: two different settings of one binlog mode" % item)
+        out.append((pa, pb))
     return out
 
 
@@ -636,6 +765,31 @@ def read_procstat():
         if line.startswith("ctxt "):
             out["ctxt"] = int(line.split()[1])  # context switches since boot, all CPUs
     return out
+
+
+def read_interrupts():
+    """/proc/interrupts as {name: [count per CPU]}: numbered IRQs by their device (e.g.
+    virtio1-req.0, the disk's completions), the others by mnemonic (RES: rescheduling IPIs,
+    CAL: function-call IPIs, LOC: local timer)."""
+    out = {}
+    try:
+        lines = readf("/proc/interrupts").splitlines()
+    except OSError:
+        return out
+    ncpu = len(lines[0].split()) if lines else 0
+    for line in lines[1:]:
+        f = line.split()
+        if len(f) < 1 + ncpu or not all(x.isdigit() for x in f[1:1 + ncpu]):
+            continue
+        irq = f[0].rstrip(":")
+        name = f[-1] if irq.isdigit() else irq
+        out[name] = [int(x) for x in f[1:1 + ncpu]]
+    return out
+
+
+def interrupts_delta(b, a):
+    return {k: [y - x for x, y in zip(b.get(k, [0] * len(v)), v)] for k, v in sorted(a.items())
+            if any(y - x for x, y in zip(b.get(k, [0] * len(v)), v))}
 
 
 def read_pidstat(pid):
@@ -792,7 +946,7 @@ def main():
     p.add_argument("--server-warmup", type=int, default=10, help="unmeasured seconds after each server start")
     p.add_argument("--threads", default="1,16", help="comma-separated sysbench thread counts")
     p.add_argument("--settings", default="all",
-                   help="comma list of off:FLUSH and on:SYNC_BINLOG:FLUSH, or 'all' (default)")
+                   help="comma list of off:FLUSH and on:SYNC_BINLOG:FLUSH, 'all' (default) or 'none'")
     p.add_argument("--age", type=int, default=0,
                    help="unmeasured seconds of load right after prepare, to age the data (0 = none)")
     p.add_argument("--repeat", type=int, default=2, help="passes over the matrix; odd passes run it in reverse")
@@ -812,7 +966,20 @@ def main():
     p.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")
     p.add_argument("--wake-probe", type=int, default=20000,
                    help="round trips of the wake-up CPU probe (scripts/realdb/wake.c) run before and after the matrix (0 = none)")
+    p.add_argument("--alternate", default="",
+                   help="paired alternations after the matrix: comma list of A/B settings of one binlog mode, "
+                        "e.g. off:0/off:1,on:0:1/on:1:1 (one sysbench run each, the setting switched every period)")
+    p.add_argument("--alternate-threads", type=int, default=16, help="sysbench threads of the alternations")
+    p.add_argument("--alternate-period", type=float, default=5, help="seconds per slice of an alternation")
+    p.add_argument("--alternate-settle", type=float, default=1,
+                   help="seconds after each switch before a slice is measured")
+    p.add_argument("--alternate-duration", type=float, default=160,
+                   help="seconds of slices per alternation (rounded down to whole ABBA blocks)")
     a = p.parse_args()
+    if a.alternate:
+        parse_pairs(a.alternate)
+        if not 0 <= a.alternate_settle < a.alternate_period:
+            raise SystemExit("--alternate-settle must be in [0, --alternate-period)")
     if os.geteuid() != 0:
         raise SystemExit("run as root: it installs packages, reads /proc of mariadbd and uses cgroups")
     if not a.no_install:
