@@ -451,7 +451,10 @@ class Harness:
         a = self.a
         period, settle = a.alternate_period, a.alternate_settle
         n = max(2, int(a.alternate_duration // period) // 4 * 4)
-        seconds = int(math.ceil(a.warmup + n * period + 5))
+        # Each slice takes a little longer than its period (the SQL of the
+        # switch and the snapshots); the client is stopped once the slices
+        # are done.
+        seconds = int(math.ceil(a.warmup + 1.2 * n * period + 30))
 
         def setting(p):
             binlog, sync_binlog, flush = p
@@ -503,11 +506,13 @@ class Harness:
                             "clk_tck": TICK}})
             ok = True
         finally:
-            if not ok and proc.poll() is None:
-                proc.kill()  # an error above: stop the client before the server
+            stopped = proc.poll() is None
+            if stopped:
+                # Done (or an error above): stop the client before the server.
+                proc.terminate()
             out, err = proc.communicate()
             self.bench = None
-        if proc.returncode != 0:
+        if not stopped and proc.returncode != 0:
             raise RuntimeError("sysbench run failed:\n%s%s" % (out[-3000:], err[-3000:]))
         tps = {}
         for sl in slices:
@@ -517,7 +522,7 @@ class Harness:
         log("alternation at %d threads, %d slices of %g s: %s" % (
             threads, len(slices), period, ", ".join("%s %.0f tps" % (k, sum(v) / len(v)) for k, v in tps.items())))
         return {"threads": threads, "period_s": period, "settle_s": settle,
-                "order": "ABBA", "sysbench_argv": argv, "sysbench": parse_sysbench(out), "slices": slices}
+                "order": "ABBA", "sysbench_argv": argv, "slices": slices}
 
     def sysbench_start(self, threads, seconds):
         """sysbench run in the background (the alternation reads its CPU from /proc)."""
@@ -628,8 +633,15 @@ class Harness:
             if a.server_warmup > 0:
                 self.sysbench("run", a.alternate_threads, a.server_warmup)
             for pair in pairs:
-                if pair[0][0] == binlog:
+                if pair[0][0] != binlog:
+                    continue
+                try:
                     doc["alternations"].append(self.alternate(pair, a.alternate_threads))
+                except RuntimeError as e:
+                    # Keep what was measured (the matrix, the other pairs).
+                    log("alternation %s failed: %s" % (pair, e))
+                    doc["alternations"].append({"threads": a.alternate_threads, "error": str(e)[:2000],
+                                                "slices": []})
             self.stop_server()
         if a.wake_probe > 0:
             doc["wake_probe"]["after"] = self.wake_probe()
