@@ -19,6 +19,9 @@ type Alternation struct {
 	PeriodS float64 `json:"period_s"`
 	SettleS float64 `json:"settle_s"`
 	Slices  []Slice `json:"slices"`
+	// Error is why the harness could not finish the alternation (it then
+	// keeps the rest of its document); such an alternation has no slices.
+	Error string `json:"error"`
 }
 
 // Slice is one measured stretch of an alternation.
