@@ -295,15 +295,20 @@ class Harness:
         return s
 
     # --- sysbench --------------------------------------------------------
-    def sysbench(self, cmd, threads, seconds, extra=()):
+    def sysbench_argv(self, cmd, threads, seconds, histogram=True):
         a = self.a
         argv = ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-socket=" + self.sock,
                 "--mysql-user=root", "--mysql-db=sbtest", "--tables=%d" % a.tables,
                 "--table-size=%d" % a.table_size, "--threads=%d" % threads]
         if cmd == "run":
-            argv += ["--time=%d" % seconds, "--report-interval=0", "--histogram=on", "--percentile=95",
-                     "--rand-type=special"]
-        argv += list(extra) + [cmd]
+            argv += ["--time=%d" % seconds, "--report-interval=0"]
+            if histogram:
+                argv += ["--histogram=on", "--percentile=95"]
+            argv += ["--rand-type=special"]
+        return argv
+
+    def sysbench(self, cmd, threads, seconds, extra=()):
+        argv = self.sysbench_argv(cmd, threads, seconds) + list(extra) + [cmd]
         r = subprocess.run(argv, capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError("sysbench %s failed:\n%s%s" % (cmd, r.stdout[-3000:], r.stderr[-3000:]))
@@ -475,7 +480,6 @@ class Harness:
         setting(pair[0])
         argv, proc = self.sysbench_start(threads, seconds)
         slices = []
-        ok = False
         try:
             time.sleep(a.warmup)
             t0 = time.time()
@@ -504,7 +508,6 @@ class Harness:
                             "machine_ticks_delta": {k: e["proc"][k] - b["proc"][k] for k in PROCSTAT},
                             "machine_context_switches": e["proc"].get("ctxt", 0) - b["proc"].get("ctxt", 0),
                             "clk_tck": TICK}})
-            ok = True
         finally:
             stopped = proc.poll() is None
             if stopped:
@@ -526,11 +529,7 @@ class Harness:
 
     def sysbench_start(self, threads, seconds):
         """sysbench run in the background (the alternation reads its CPU from /proc)."""
-        a = self.a
-        argv = ["sysbench", "oltp_write_only", "--db-driver=mysql", "--mysql-socket=" + self.sock,
-                "--mysql-user=root", "--mysql-db=sbtest", "--tables=%d" % a.tables,
-                "--table-size=%d" % a.table_size, "--threads=%d" % threads, "--time=%d" % seconds,
-                "--report-interval=0", "--rand-type=special", "run"]
+        argv = self.sysbench_argv("run", threads, seconds, histogram=False) + ["run"]
         self.bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         return argv, self.bench
 
