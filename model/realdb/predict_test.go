@@ -200,6 +200,12 @@ func TestPredictRealServer(t *testing.T) {
 	t.Log("\n" + rep)
 	if out := os.Getenv("SIMRUN_REALDB_REPORT"); out != "" {
 		md := "Measured:\n\n" + realdb.MeasuredMarkdown(pts) + "\nMeasured / predicted:\n\n" + realdb.Markdown(ps) + "\n```\n" + rep + "```\n"
+		if len(paired) > 0 {
+			md += "\nPaired (16-thread alternations):\n\n"
+			for _, pc := range paired {
+				md += "- " + pc.String() + "\n"
+			}
+		}
 		if err := os.WriteFile(out, []byte(md), 0o644); err != nil {
 			t.Fatal(err)
 		}
