@@ -138,7 +138,7 @@ type Prediction struct {
 // threads:
 // transactions per redo sync and per binlog group within 35 %, and the
 // TPS cost of flush_log_at_trx_commit=1 (binlog off) and of sync_binlog=1
-// within a factor of 1.5. A paired cost (Doc.Paired) of the same two
+// within a factor of 1.5. A paired cost (Doc.PairedCosts) of the same two
 // settings replaces the separate runs' TPS cost: it is measured at one
 // state of the page cleaner and of the host.
 func Compare(ps []Prediction, paired ...PairedCost) []Check {
@@ -146,7 +146,7 @@ func Compare(ps []Prediction, paired ...PairedCost) []Check {
 	find := func(binlog bool, sb, fl, th int) (Prediction, bool) {
 		for _, p := range ps {
 			s := p.Point.Setting
-			if s.Binlog == binlog && (!binlog || s.sync() == sb) && s.Flush == fl && s.Threads == th {
+			if s.is(binlog, sb, fl, th) {
 				return p, true
 			}
 		}

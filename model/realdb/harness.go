@@ -133,6 +133,12 @@ func (s Setting) Key() string {
 	return k
 }
 
+// is reports whether s is the point (binlog, sync_binlog, flush, threads),
+// its cap aside; sync_binlog counts only with the binlog on.
+func (s Setting) is(binlog bool, syncBinlog, flush, threads int) bool {
+	return s.Binlog == binlog && (!binlog || s.sync() == syncBinlog) && s.Flush == flush && s.Threads == threads
+}
+
 func (s Setting) sync() int {
 	if s.SyncBinlog == nil {
 		return 0
@@ -441,7 +447,7 @@ func Uncapped(pts []Point) []Point {
 func Find(pts []Point, binlog bool, syncBinlog, flush, threads int) (Point, bool) {
 	for _, p := range pts {
 		s := p.Setting
-		if s.Binlog == binlog && (!binlog || s.sync() == syncBinlog) && s.Flush == flush && s.Threads == threads && s.CapBPS == 0 && s.CapIOPS == 0 {
+		if s.is(binlog, syncBinlog, flush, threads) && s.CapBPS == 0 && s.CapIOPS == 0 {
 			return p, true
 		}
 	}

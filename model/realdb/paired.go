@@ -2,10 +2,8 @@ package realdb
 
 import (
 	"fmt"
-	"math"
 
-	"gonum.org/v1/gonum/stat"
-	"gonum.org/v1/gonum/stat/distuv"
+	"simrun/internal/result"
 )
 
 // Alternation is one paired measurement of the harness (--alternate): a
@@ -80,9 +78,7 @@ func (p PairedCost) String() string {
 }
 
 // same reports whether two settings are one point (the cap aside).
-func same(a, b Setting) bool {
-	return a.Binlog == b.Binlog && a.sync() == b.sync() && a.Flush == b.Flush && a.Threads == b.Threads
-}
+func same(a, b Setting) bool { return a.is(b.Binlog, b.sync(), b.Flush, b.Threads) }
 
 // PairedCosts returns the paired costs of issue 12's two 16-thread checks
 // that the document's alternations measure: flush=1 against flush=0 with
@@ -127,9 +123,7 @@ func (a Alternation) cost(with, without Setting) (PairedCost, bool) {
 	if len(costs) < 2 {
 		return PairedCost{}, false
 	}
-	m, sd := stat.MeanStdDev(costs, nil)
-	n := float64(len(costs))
-	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975) * sd / math.Sqrt(n)
+	m, h := result.MeanCI95(costs)
 	return PairedCost{With: with, Without: without, Pairs: len(costs), Cost: Range{Min: m - h, Mean: m, Max: m + h},
 		WithFig: meanFigures(wf), WithoutFig: meanFigures(wof)}, true
 }
