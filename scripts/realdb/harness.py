@@ -389,20 +389,12 @@ class Harness:
             "innodb_metrics_delta": {k: after["metrics"][k] - before["metrics"].get(k, 0)
                                      for k in sorted(after["metrics"])
                                      if after["metrics"][k] != before["metrics"].get(k, 0)},
-            "disk_delta": {k: after["disk"][k] - before["disk"][k] for k in after["disk"] if k != "in_flight"},
-            "interrupts_delta": interrupts_delta(before["interrupts"], after["interrupts"]),
-            "cpu": {
-                "mariadbd_utime_s": (after["mariadbd"][0] - before["mariadbd"][0]) / TICK,
-                "mariadbd_stime_s": (after["mariadbd"][1] - before["mariadbd"][1]) / TICK,
-                "children_utime_s": round(after["children"].ru_utime - before["children"].ru_utime, 4),
-                "children_stime_s": round(after["children"].ru_stime - before["children"].ru_stime, 4),
-                "machine_ticks_delta": {k: after["proc"][k] - before["proc"][k] for k in PROCSTAT},
-                "machine_context_switches": after["proc"].get("ctxt", 0) - before["proc"].get("ctxt", 0),
-                "clk_tck": TICK,
-            },
             "loadavg_before": before["loadavg"], "loadavg_after": after["loadavg"],
             "samples": samples,
         }
+        res.update(machine_deltas(before, after))
+        res["cpu"]["children_utime_s"] = round(after["children"].ru_utime - before["children"].ru_utime, 4)
+        res["cpu"]["children_stime_s"] = round(after["children"].ru_stime - before["children"].ru_stime, 4)
         if "cgroup" in after:
             res["cgroup_delta"] = {k: after["cgroup"][k] - before["cgroup"].get(k, 0) for k in after["cgroup"]}
         sb = res["sysbench"]
@@ -493,21 +485,14 @@ class Harness:
                 if proc.poll() is not None or b["sysbench"] is None or e["sysbench"] is None:
                     raise RuntimeError("sysbench ended before the alternation did")
                 binlog, sync_binlog, flush = p
-                slices.append({
-                    "setting": {"binlog": binlog, "sync_binlog": sync_binlog if binlog else None,
-                                "innodb_flush_log_at_trx_commit": flush, "threads": threads},
-                    "t_s": round(b["t"] - t0, 3),
-                    "elapsed_s": round(e["t"] - b["t"], 3),
-                    "status_delta": status_delta(b["status"], e["status"]),
-                    "disk_delta": {k: e["disk"][k] - b["disk"][k] for k in e["disk"] if k != "in_flight"},
-                    "interrupts_delta": interrupts_delta(b["interrupts"], e["interrupts"]),
-                    "cpu": {"mariadbd_utime_s": (e["mariadbd"][0] - b["mariadbd"][0]) / TICK,
-                            "mariadbd_stime_s": (e["mariadbd"][1] - b["mariadbd"][1]) / TICK,
-                            "sysbench_utime_s": (e["sysbench"][0] - b["sysbench"][0]) / TICK,
-                            "sysbench_stime_s": (e["sysbench"][1] - b["sysbench"][1]) / TICK,
-                            "machine_ticks_delta": {k: e["proc"][k] - b["proc"][k] for k in PROCSTAT},
-                            "machine_context_switches": e["proc"].get("ctxt", 0) - b["proc"].get("ctxt", 0),
-                            "clk_tck": TICK}})
+                sl = {"setting": {"binlog": binlog, "sync_binlog": sync_binlog if binlog else None,
+                                  "innodb_flush_log_at_trx_commit": flush, "threads": threads},
+                      "t_s": round(b["t"] - t0, 3), "elapsed_s": round(e["t"] - b["t"], 3),
+                      "status_delta": status_delta(b["status"], e["status"])}
+                sl.update(machine_deltas(b, e))
+                sl["cpu"]["sysbench_utime_s"] = (e["sysbench"][0] - b["sysbench"][0]) / TICK
+                sl["cpu"]["sysbench_stime_s"] = (e["sysbench"][1] - b["sysbench"][1]) / TICK
+                slices.append(sl)
         finally:
             stopped = proc.poll() is None
             if stopped:
@@ -776,6 +761,18 @@ def read_procstat():
         if line.startswith("ctxt "):
             out["ctxt"] = int(line.split()[1])  # context switches since boot, all CPUs
     return out
+
+
+def machine_deltas(b, e):
+    """What the machine and mariadbd did between two snapshots: the disk's and the interrupts'
+    counters, mariadbd's CPU, the machine's ticks and context switches."""
+    return {"disk_delta": {k: e["disk"][k] - b["disk"][k] for k in e["disk"] if k != "in_flight"},
+            "interrupts_delta": interrupts_delta(b["interrupts"], e["interrupts"]),
+            "cpu": {"mariadbd_utime_s": (e["mariadbd"][0] - b["mariadbd"][0]) / TICK,
+                    "mariadbd_stime_s": (e["mariadbd"][1] - b["mariadbd"][1]) / TICK,
+                    "machine_ticks_delta": {k: e["proc"][k] - b["proc"][k] for k in PROCSTAT},
+                    "machine_context_switches": e["proc"].get("ctxt", 0) - b["proc"].get("ctxt", 0),
+                    "clk_tck": TICK}}
 
 
 def read_interrupts():
