@@ -367,6 +367,8 @@ class Harness:
         binlog, sync_binlog, flush, threads, cap = point
         if cap is not None:
             self.set_cap(cap)
+        elif self.a.caps and self.cgroup:
+            self.set_cap((0, 0))  # a --base run beside a caps matrix runs uncapped
         self.sql("SET GLOBAL innodb_flush_log_at_trx_commit = %d" % flush)
         if binlog:
             self.sql("SET GLOBAL sync_binlog = %d" % sync_binlog)
@@ -552,7 +554,8 @@ class Harness:
         caps = parse_caps(a.caps) if a.caps else [None]
         if a.caps and not self.cgroup:
             raise SystemExit("--caps needs a cgroup-v1 blkio hierarchy")
-        modes = sorted({s[0] for s in settings})
+        base = parse_settings(a.base) if a.base else []
+        modes = sorted({s[0] for s in settings + base})
         doc = {
             "schema": SCHEMA,
             "created_utc": utc(time.time()),
@@ -598,6 +601,9 @@ class Harness:
                     self.sysbench("run", max(threads), a.server_warmup)
                 pts = [(b, sb, fl, th, cap) for (b, sb, fl) in settings if b == binlog
                        for th in threads for cap in caps]
+                # The base runs (the calibration's points), uncapped, first
+                # in the pass and last in the reversed one.
+                pts = [(b, sb, fl, a.base_threads, None) for (b, sb, fl) in base if b == binlog] + pts
                 if rep % 2 == 1:
                     pts = pts[::-1]
                 for p in pts:
@@ -955,6 +961,10 @@ def main():
     p.add_argument("--threads", default="1,16", help="comma-separated sysbench thread counts")
     p.add_argument("--settings", default="all",
                    help="comma list of off:FLUSH and on:SYNC_BINLOG:FLUSH, 'all' (default) or 'none'")
+    p.add_argument("--base", default="",
+                   help="settings run uncapped at --base-threads in every pass beside the matrix, "
+                        "e.g. off:0,off:2,off:1,on:0:0,on:1:0 (the points simrun calibrate reads)")
+    p.add_argument("--base-threads", type=int, default=1, help="sysbench threads of the --base runs")
     p.add_argument("--age", type=int, default=0,
                    help="unmeasured seconds of load right after prepare, to age the data (0 = none)")
     p.add_argument("--repeat", type=int, default=2, help="passes over the matrix; odd passes run it in reverse")
