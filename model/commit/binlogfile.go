@@ -157,7 +157,7 @@ func (b *binlogFile) pump() {
 		r := &b.wb[0]
 		n := min(maxIO, r.to-r.from)
 		b.wbInflight++
-		r.f.WriteAt(r.from, n, b.src, b.wbDone, nil)
+		r.f.WriteBackAt(r.from, n, b.src, b.wbDone, nil) // the flusher's, not the server's
 		r.from += n
 		if r.from >= r.to {
 			b.wb[0] = wbRange{}

@@ -51,6 +51,10 @@ type Config struct {
 	ReadsFirst        bool      `toml:"reads_first" doc:"the block layer's I/O scheduler (CFQ, the Linux default 2.6.18-2.6.32) dispatches queued reads, which a thread waits for, ahead of queued writes, which it does not"`
 	Barriers          string    `toml:"barriers" doc:"filesystem write barriers, on or off (empty = on): on (ext4 default) makes fsync flush the drive's write cache; off (ext3 default until 2.6.28 era distributions) makes it return once the data is in the cache"`
 
+	// Throttle is the server process's blkio throttle in front of the
+	// volume (optional; all knobs 0 = none).
+	Throttle Throttle `toml:"throttle" doc:"optional cgroup-v1 blkio throttle of the server's threads on this volume (blkio.throttle.*_device): a per-process allowance in front of the volume's queue; kernel write-back and journal commits pass it"`
+
 	// Credits is a gp2-style burst-credit bucket (optional).
 	Credits Credits `toml:"credits" doc:"optional burst-credit bucket (AWS gp2 style); balance = 0 turns it off"`
 }
@@ -170,6 +174,7 @@ func (c Config) Validate() error {
 	default:
 		bad("barriers: must be on or off, got %q", c.Barriers)
 	}
+	c.Throttle.validate(bad)
 	if c.Credits.Balance != 0 || c.Credits.BaselineIOPS != 0 {
 		if !(c.Credits.BaselineIOPS >= 1) || float64(c.Credits.BaselineIOPS) > float64(c.IOPSMax) {
 			bad("credits.baseline_iops: must be in [1, iops_max=%v], got %v", c.IOPSMax, c.Credits.BaselineIOPS)

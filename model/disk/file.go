@@ -132,7 +132,20 @@ func (f *File) Append(size int64, src Source, done func(any), arg any) {
 }
 
 // WriteAt writes size bytes at off; writing past the end grows the file.
+// The server's thread submits it (an O_DIRECT write, or the pages its
+// fsync writes), so the server's blkio throttle charges it.
 func (f *File) WriteAt(off, size int64, src Source, done func(any), arg any) {
+	f.write(off, size, src, false, done, arg)
+}
+
+// WriteBackAt is WriteAt submitted by the kernel's flusher thread (the
+// periodic write-back of a buffered file's dirty pages): outside the
+// server's cgroup, so its blkio throttle neither charges nor holds it.
+func (f *File) WriteBackAt(off, size int64, src Source, done func(any), arg any) {
+	f.write(off, size, src, true, done, arg)
+}
+
+func (f *File) write(off, size int64, src Source, kernel bool, done func(any), arg any) {
 	if size <= 0 || off < 0 {
 		panic(fmt.Sprintf("disk: file %s: write of %d bytes at %d", f.name, size, off))
 	}
@@ -171,7 +184,7 @@ func (f *File) WriteAt(off, size int64, src Source, done func(any), arg any) {
 	}
 	op := f.fs.ops.Get()
 	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
-	f.fs.dev.Submit(Request{Op: Write, File: f.id, Offset: off, Size: size, Source: src, Done: f.fs.writeDone, Arg: op})
+	f.fs.dev.Submit(Request{Op: Write, File: f.id, Offset: off, Size: size, Source: src, Kernel: kernel, Done: f.fs.writeDone, Arg: op})
 }
 
 // DirtyInode is a write(2) that changes the file's inode now: a buffered
@@ -469,7 +482,7 @@ func (j *journal) commit() {
 	j.queue = 0
 	j.off += meta + commit
 	j.logging = true
-	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: meta, Source: SourceJournal, Done: j.wrote})
+	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: off, Size: meta, Source: SourceJournal, Kernel: true, Done: j.wrote})
 }
 
 // onWrote: the journal blocks are written; REQ_PREFLUSH of the commit
@@ -478,7 +491,7 @@ func (j *journal) commit() {
 func (j *journal) onWrote(any) {
 	j.queue += *j.fs.queued
 	j.logging = false
-	j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.preflushed})
+	j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Kernel: true, Done: j.preflushed})
 	if len(j.shadowed) == 0 {
 		return
 	}
@@ -497,14 +510,14 @@ func (j *journal) onWrote(any) {
 // onPreflushed: the journal blocks are durable; write the commit block.
 func (j *journal) onPreflushed(any) {
 	j.queue += *j.fs.queued
-	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: j.commitOff, Size: j.commitSize, Source: SourceJournal, Done: j.recorded})
+	j.fs.dev.Submit(Request{Op: Write, File: journalFile, Offset: j.commitOff, Size: j.commitSize, Source: SourceJournal, Kernel: true, Done: j.recorded})
 }
 
 // onCommitRecord: REQ_FUA, emulated by a flush on a volatile write cache.
 func (j *journal) onCommitRecord(any) {
 	j.queue += *j.fs.queued
 	if j.fs.cfg.WriteCache {
-		j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Done: j.flushed})
+		j.fs.dev.Submit(Request{Op: Flush, Source: SourceJournal, Kernel: true, Done: j.flushed})
 		return
 	}
 	j.finish()

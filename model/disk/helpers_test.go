@@ -56,6 +56,7 @@ type driver struct {
 	seq      bool
 	file     int32
 	src      Source
+	kernel   bool // submitted as a kernel thread's (Request.Kernel)
 	stopAt   sim.Time
 	done     int64
 	latSum   time.Duration
@@ -85,7 +86,7 @@ func (d *driver) issue(s *drvSlot) {
 	}
 	if d.flushPct > 0 && d.rng.Float64()*100 < d.flushPct {
 		s.start = d.env.Now()
-		d.v.Submit(Request{Op: Flush, Done: d.cb, Arg: s})
+		d.v.Submit(Request{Op: Flush, Kernel: d.kernel, Done: d.cb, Arg: s})
 		return
 	}
 	var off int64
@@ -96,7 +97,7 @@ func (d *driver) issue(s *drvSlot) {
 		off = int64(d.rng.Uint64N(uint64(d.span/d.size))) * d.size
 	}
 	s.start = d.env.Now()
-	d.v.Submit(Request{Op: op, File: d.file, Offset: off, Size: d.size, Source: d.src, Done: d.cb, Arg: s})
+	d.v.Submit(Request{Op: op, File: d.file, Offset: off, Size: d.size, Source: d.src, Kernel: d.kernel, Done: d.cb, Arg: s})
 }
 
 func (d *driver) onDone(a any) {

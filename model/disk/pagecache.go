@@ -183,8 +183,9 @@ func (c *PageCache) insert(p int32) {
 }
 
 // writeDirty sends every dirty page to the device, sorted by offset, one
-// request per run of adjacent pages (the volume splits at max_io_size).
-func (c *PageCache) writeDirty() {
+// request per run of adjacent pages (the volume splits at max_io_size);
+// kernel says the flusher thread submits them, not the syncing process.
+func (c *PageCache) writeDirty(kernel bool) {
 	if len(c.dirty) == 0 {
 		return
 	}
@@ -195,7 +196,7 @@ func (c *PageCache) writeDirty() {
 		if i+1 < len(c.dirty) && c.dirty[i+1] == p+1 {
 			continue
 		}
-		c.f.WriteAt(int64(run)*c.page, int64(p-run+1)*c.page, c.src, nil, nil)
+		c.f.write(int64(run)*c.page, int64(p-run+1)*c.page, c.src, kernel, nil, nil)
 		if i+1 < len(c.dirty) {
 			run = c.dirty[i+1]
 		}
@@ -216,7 +217,7 @@ func (c *PageCache) clean(p int32) {
 // Sync is fsync: the dirty pages are written, then the file is flushed;
 // done(arg) runs when that completes.
 func (c *PageCache) Sync(done func(any), arg any) {
-	c.writeDirty()
+	c.writeDirty(false)
 	c.f.Sync(done, arg)
 }
 
@@ -225,7 +226,7 @@ func (c *PageCache) Sync(done func(any), arg any) {
 func (c *PageCache) flusher() {
 	if len(c.dirty) > 0 && c.env.Now().Sub(c.since) >= c.expire {
 		c.Writebacks++
-		c.writeDirty()
+		c.writeDirty(true)
 	}
 	c.env.After(c.period, c.flushCB)
 }

@@ -11,25 +11,31 @@ import (
 // WritePreset writes cfg as a scenario-library preset: a description and
 // a [volume] table with every key, each followed by its meaning as a
 // comment. The output decodes back to cfg (see the round-trip test). The
-// credits table is written only when credits are on.
+// optional sub-tables (credits, throttle) are written only when on.
 func WritePreset(w io.Writer, cfg Config, description string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "description = %s\n\n[volume]\n", strconv.Quote(description))
-	var credits []string
+	type table struct {
+		name  string
+		lines []string
+	}
+	var tables []table
+	on := map[reflect.Type]bool{
+		reflect.TypeOf(Credits{}):  cfg.Credits.Balance > 0,
+		reflect.TypeOf(Throttle{}): cfg.Throttle.On(),
+	}
 	rv := reflect.ValueOf(cfg)
 	rt := rv.Type()
 	for i := 0; i < rt.NumField(); i++ {
 		f := rt.Field(i)
-		key := f.Tag.Get("toml")
-		if f.Type == reflect.TypeOf(Credits{}) {
-			if cfg.Credits.Balance > 0 {
-				ct := f.Type
-				cv := rv.Field(i)
-				for k := 0; k < ct.NumField(); k++ {
-					credits = append(credits, presetLine(ct.Field(k), cv.Field(k)))
+		if isOn, sub := on[f.Type]; sub {
+			if isOn {
+				t := table{name: f.Tag.Get("toml")}
+				for k := 0; k < f.Type.NumField(); k++ {
+					t.lines = append(t.lines, presetLine(f.Type.Field(k), rv.Field(i).Field(k)))
 				}
+				tables = append(tables, t)
 			}
-			_ = key
 			continue
 		}
 		if f.Tag.Get("enum") != "" && rv.Field(i).Kind() == reflect.String && rv.Field(i).String() == "" {
@@ -37,9 +43,9 @@ func WritePreset(w io.Writer, cfg Config, description string) error {
 		}
 		b.WriteString(presetLine(f, rv.Field(i)))
 	}
-	if len(credits) > 0 {
-		b.WriteString("\n[volume.credits]\n")
-		for _, l := range credits {
+	for _, t := range tables {
+		b.WriteString("\n[volume." + t.name + "]\n")
+		for _, l := range t.lines {
 			b.WriteString(l)
 		}
 	}

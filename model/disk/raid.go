@@ -120,7 +120,7 @@ func (a *Array) Submit(r Request) {
 	if r.Op == Flush {
 		for i, v := range a.vols {
 			o.pending++
-			v.Submit(Request{Op: Flush, Source: r.Source, Done: a.pieceDone[i], Arg: o})
+			v.Submit(Request{Op: Flush, Source: r.Source, Kernel: r.Kernel, Done: a.pieceDone[i], Arg: o})
 		}
 	} else {
 		if r.Size <= 0 || r.Offset < 0 {
@@ -139,7 +139,7 @@ func (a *Array) stripe(r Request, o *stripeOp) {
 	n := int64(len(a.vols))
 	send := func(m, off, size int64) {
 		o.pending++
-		a.vols[m].Submit(Request{Op: r.Op, File: r.File, Offset: off, Size: size, Source: r.Source, Done: a.pieceDone[m], Arg: o})
+		a.vols[m].Submit(Request{Op: r.Op, File: r.File, Offset: off, Size: size, Source: r.Source, Kernel: r.Kernel, Done: a.pieceDone[m], Arg: o})
 	}
 	start := max(int64(r.File), 0) * a.chunk // the file's region; the journal's is 0
 	for pos, end := r.Offset, r.Offset+r.Size; pos < end; {

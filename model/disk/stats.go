@@ -299,6 +299,7 @@ type Metrics struct {
 	WriteBytesBySrc   map[string]int64 `json:"write_bytes_by_source"` // registered sources; the predefined two only when non-zero
 	ReadBytesBySource map[string]int64 `json:"read_bytes_by_source"`
 	Series            Series           `json:"series"`
+	Throttle          *ThrottleMetrics `json:"throttle,omitempty"` // the server's blkio throttle (Config.Throttle), when set
 }
 
 // Series is the volume's per-interval figures.
@@ -354,6 +355,7 @@ func (v *Volume) Report() Metrics {
 		WriteBytesBySrc:   bySrc,
 		ReadBytesBySource: readBySrc,
 		Series:            Series{IntervalS: v.st.sWrites.Width().Seconds(), WriteKBPerS: wkb, UtilPct: util, WritesPerS: wps, AquSz: aqu},
+		Throttle:          v.thr.report(),
 	}
 }
 

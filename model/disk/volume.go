@@ -52,6 +52,10 @@ type Request struct {
 	Offset int64 // bytes within the file
 	Size   int64 // bytes (0 for Flush)
 	Source Source
+	// Kernel marks I/O a kernel thread submits (the flusher's write-back,
+	// jbd2's journal commit): it belongs to no process's cgroup, so the
+	// server's blkio Throttle does not charge or hold it.
+	Kernel bool
 	Done   func(any) // called at completion (may be nil)
 	Arg    any
 }
@@ -103,6 +107,7 @@ type Volume struct {
 	readRNG, writeRNG, flushRNG, rot *sim.Stream
 
 	iops, bw, credits *sim.TokenBucket
+	thr               *throttle // the server's cgroup throttle in front (nil: none)
 
 	queue    sim.FIFO[*ioNode] // waiting for a slot and tokens (mergeable)
 	flushQ   sim.FIFO[*ioNode] // flushes waiting for a slot (they bypass the caps)
@@ -185,6 +190,9 @@ func New(env *sim.Env, cfg Config) (*Volume, error) {
 	if c := cfg.Credits; c.Balance > 0 {
 		v.credits = sim.NewTokenBucket(int64(math.Round(float64(c.BaselineIOPS))), int64(c.Balance))
 	}
+	if cfg.Throttle.On() {
+		v.thr = newThrottle(v, cfg.Throttle)
+	}
 	if cfg.Kind == "hdd" {
 		v.rev = time.Duration(60e9 / float64(cfg.RPM))
 		v.seekA, v.seekB = seekCurve(cfg.SeekMin, cfg.SeekAvg, cfg.SeekMax)
@@ -234,7 +242,6 @@ func (v *Volume) SourceName(s Source) string {
 // before the flush was submitted is durable. Bad requests (negative offset,
 // empty read/write, unknown op) are programming errors and panic.
 func (v *Volume) Submit(r Request) {
-	now := v.env.Now()
 	switch r.Op {
 	case Read, Write:
 		if r.Size <= 0 || r.Offset < 0 {
@@ -247,6 +254,16 @@ func (v *Volume) Submit(r Request) {
 	if int(r.Source) >= MaxSources {
 		panic(fmt.Sprintf("disk: source %d out of range", r.Source))
 	}
+	if v.thr != nil && !v.thr.admit(r) {
+		return // the throttle enqueues it when its allowance comes
+	}
+	v.enqueue(r)
+}
+
+// enqueue puts a request that passed the throttle into the volume's
+// queues: from here on it counts in the volume's statistics.
+func (v *Volume) enqueue(r Request) {
+	now := v.env.Now()
 	rq := v.newReq()
 	rq.done, rq.arg, rq.op, rq.src, rq.size, rq.submitted = r.Done, r.Arg, r.Op, r.Source, r.Size, now
 	v.st.submitted(r.Op, r.Size)

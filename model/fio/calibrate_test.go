@@ -87,9 +87,16 @@ func TestCalibratePresetRoundTrip(t *testing.T) {
 	if diff := cmp.Diff(want, f.Volume); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
 	}
-	// Every preset in the library round-trips too.
-	for _, name := range []string{"gp2-100GiB", "hdd-7200", "network-15k-120MBps"} {
-		p := preset(t, name)
+	// Every preset in the library round-trips too, and one with a
+	// server's blkio throttle (its [volume.throttle] sub-table).
+	for _, name := range []string{"gp2-100GiB", "hdd-7200", "network-15k-120MBps", "throttled"} {
+		var p disk.Config
+		if name == "throttled" {
+			p = preset(t, "network-15k-120MBps")
+			p.Throttle = disk.Throttle{WriteBPS: 54 * sim.Rate(sim.MB), WriteIOPS: 6750, ReadBPS: 54 * sim.Rate(sim.MB)}
+		} else {
+			p = preset(t, name)
+		}
 		var b strings.Builder
 		if err := disk.WritePreset(&b, p, "x"); err != nil {
 			t.Fatal(err)
