@@ -213,6 +213,29 @@ func Compare(ps []Prediction, paired ...PairedCost) []Check {
 	return out
 }
 
+// CompareCaps checks the predictions of the points measured under a blkio
+// cap with issue 13's thresholds: TPS within 20 % of the measured range
+// and pages written per transaction (Innodb_buffer_pool_pages_flushed,
+// every source) within 30 %. The uncapped points are Compare's.
+func CompareCaps(ps []Prediction) []Check {
+	var out []Check
+	for _, p := range ps {
+		s := p.Point.Setting
+		if !s.capped() {
+			continue
+		}
+		for _, c := range []Check{
+			{Name: "TPS", Rule: "rel", Tol: 0.20, Measured: p.Point.Range(func(f Figures) float64 { return f.TPS }), Predicted: p.Predicted.TPS},
+			{Name: "pages written/tx", Rule: "rel", Tol: 0.30, Measured: p.Point.Range(func(f Figures) float64 { return f.PagesFlushedTx }), Predicted: p.Predicted.PagesFlushedTx},
+		} {
+			c.Setting, c.Threads = s.Key(), s.Threads
+			c.eval()
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Report prints checks as a fixed-width table.
 func Report(cs []Check) string {
 	var b strings.Builder

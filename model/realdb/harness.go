@@ -127,11 +127,14 @@ func (s Setting) Key() string {
 	if s.Binlog {
 		k = fmt.Sprintf("on/sync_binlog=%d/flush=%d", s.sync(), s.Flush)
 	}
-	if s.CapBPS > 0 || s.CapIOPS > 0 {
+	if s.capped() {
 		k += fmt.Sprintf("/cap=%dB/s,%dIOPS", s.CapBPS, s.CapIOPS)
 	}
 	return k
 }
+
+// capped reports whether the point ran under a blkio cap.
+func (s Setting) capped() bool { return s.CapBPS > 0 || s.CapIOPS > 0 }
 
 // is reports whether s is the point (binlog, sync_binlog, flush, threads),
 // its cap aside; sync_binlog counts only with the binlog on.
@@ -436,7 +439,7 @@ func (d *Doc) Summarise() []Point {
 func Uncapped(pts []Point) []Point {
 	var out []Point
 	for _, p := range pts {
-		if p.Setting.CapBPS == 0 && p.Setting.CapIOPS == 0 {
+		if !p.Setting.capped() {
 			out = append(out, p)
 		}
 	}
@@ -447,7 +450,7 @@ func Uncapped(pts []Point) []Point {
 func Find(pts []Point, binlog bool, syncBinlog, flush, threads int) (Point, bool) {
 	for _, p := range pts {
 		s := p.Setting
-		if s.is(binlog, syncBinlog, flush, threads) && s.CapBPS == 0 && s.CapIOPS == 0 {
+		if s.is(binlog, syncBinlog, flush, threads) && !s.capped() {
 			return p, true
 		}
 	}

@@ -22,6 +22,7 @@ var columns = []column{
 	{"CPU us/tx", func(f Figures) float64 { return f.ServerCPUUs + f.ClientCPUUs }, "%.0f"},
 	{"redo B/tx", func(f Figures) float64 { return f.RedoBytesTx }, "%.0f"},
 	{"binlog B/tx", func(f Figures) float64 { return f.BinlogBytesTx }, "%.0f"},
+	{"pages written/tx", func(f Figures) float64 { return f.PagesFlushedTx }, "%.2f"},
 }
 
 // header writes a table's head: the setting, the columns, then extra.
@@ -41,6 +42,14 @@ func label(s Setting) string {
 	return fmt.Sprintf("on, sync_binlog=%d, flush=%d", s.sync(), s.Flush)
 }
 
+// capLabel is label with the blkio cap, when the point had one.
+func capLabel(s Setting) string {
+	if !s.capped() {
+		return label(s)
+	}
+	return fmt.Sprintf("%s, %d MB/s %d IOPS", label(s), s.CapBPS/1000000, s.CapIOPS)
+}
+
 func rng(p Point, c column) string {
 	r := p.Range(c.get)
 	if len(p.Runs) == 1 || fmt.Sprintf(c.fmt, r.Min) == fmt.Sprintf(c.fmt, r.Max) {
@@ -56,7 +65,7 @@ func MeasuredMarkdown(pts []Point) string {
 	var b strings.Builder
 	header(&b, "server CPU us/tx (sys)", "others' CPU %", "load")
 	for _, p := range pts {
-		fmt.Fprintf(&b, "| %s | %d |", label(p.Setting), p.Setting.Threads)
+		fmt.Fprintf(&b, "| %s | %d |", capLabel(p.Setting), p.Setting.Threads)
 		for _, c := range columns {
 			b.WriteString(" " + rng(p, c) + " |")
 		}
@@ -83,7 +92,7 @@ func Markdown(ps []Prediction) string {
 	var b strings.Builder
 	header(&b)
 	for _, p := range ps {
-		fmt.Fprintf(&b, "| %s | %d |", label(p.Point.Setting), p.Point.Setting.Threads)
+		fmt.Fprintf(&b, "| %s | %d |", capLabel(p.Point.Setting), p.Point.Setting.Threads)
 		for _, c := range columns {
 			fmt.Fprintf(&b, " %s / "+c.fmt+" |", rng(p.Point, c), c.get(p.Predicted))
 		}
@@ -102,7 +111,7 @@ func CapsMarkdown(pts []Point) string {
 	b.WriteString("| binlog, setting | threads | cap | TPS | write KiB/tx | pages flushed/tx | sync / adaptive / background / LRU batch | of them neighbours | LRU_flushed | free-page waits/tx | checkpoint age MB mean (max) | flushes/tx | reads/tx |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, p := range pts {
 		s := p.Setting
-		if s.CapBPS == 0 && s.CapIOPS == 0 {
+		if !s.capped() {
 			continue
 		}
 		r := func(get func(Figures) float64, f string) string { return rng(p, column{get: get, fmt: f}) }
