@@ -17,17 +17,20 @@ import (
 // flusher's write-back of a buffered file, jbd2's journal commit;
 // Request.Kernel) belong to no process's group and pass straight through.
 // Reads and writes have separate allowances and queues; a flush is a write
-// of no bytes that counts one I/O. A zero knob is no limit.
+// of no bytes that counts one I/O (a REQ_PREFLUSH bio passes
+// blk_throtl_bio like any write: "iops limit is always counted"). A zero
+// knob is no limit.
 type Throttle struct {
 	ReadBPS   sim.Rate     `toml:"read_bps" unit:"bytes/s" doc:"blkio.throttle.read_bps_device of the server's cgroup: bytes/s its threads may read from this volume; 0 = no limit"`
 	WriteBPS  sim.Rate     `toml:"write_bps" unit:"bytes/s" doc:"blkio.throttle.write_bps_device: bytes/s the server's threads may write (O_DIRECT writes, and a buffered file's pages that its fsync writes); kernel write-back and the journal commit are not charged; 0 = no limit"`
 	ReadIOPS  sim.Count    `toml:"read_iops" unit:"IOPS" doc:"blkio.throttle.read_iops_device: read bios/s of the server's threads, a bio being at most max_io_size; 0 = no limit"`
 	WriteIOPS sim.Count    `toml:"write_iops" unit:"IOPS" doc:"blkio.throttle.write_iops_device: write bios/s (a flush counts one); 0 = no limit"`
-	Slice     sim.Duration `toml:"slice" unit:"duration" doc:"throtl_slice: the allowance is granted a slice at a time, so a group that was idle may send one slice's worth at once; 0 = 100ms, Linux's on a device that reports itself rotational (virtio disks, many cloud volumes), 20ms otherwise (blk-throttle.c DFL_THROTL_SLICE_HD/SSD)"`
+	Slice     sim.Duration `toml:"slice" unit:"duration" doc:"throtl_slice: the allowance is granted a slice at a time, so a group that was idle may send one slice's worth at once; 0 = 100ms, Linux's DFL_THROTL_SLICE_HD (HZ/10), which blk_throtl_register sets on every device when CONFIG_BLK_DEV_THROTTLING_LOW is off and on rotational ones otherwise (20ms on non-rotational; Linux 6.1 block/blk-throttle.c)"`
 }
 
-// DefaultThrottleSlice is throtl_slice on a rotational device (virtio
-// disks and many cloud volumes report themselves rotational).
+// DefaultThrottleSlice is throtl_slice, DFL_THROTL_SLICE_HD: every
+// device's without CONFIG_BLK_DEV_THROTTLING_LOW, a rotational one's with
+// it (virtio disks and many cloud volumes report themselves rotational).
 const DefaultThrottleSlice = sim.Duration(100 * time.Millisecond)
 
 // On reports whether any knob limits.

@@ -171,3 +171,21 @@ func TestThrottleValidate(t *testing.T) {
 		t.Errorf("default (no throttle): %v", err)
 	}
 }
+
+// The throttle's queues and timer allocate nothing per I/O once warm.
+func TestThrottleSteadyStateAllocs(t *testing.T) {
+	cfg := loadPreset(t, "nvme-consumer")
+	cfg.Throttle = Throttle{WriteBPS: 20 * sim.Rate(sim.MB), WriteIOPS: 3000, ReadIOPS: 2000}
+	env := sim.New(1)
+	v, err := New(env, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := newDriver(env, v, 16, 16<<10, 1<<30)
+	d.readPct, d.flushPct = 30, 2
+	d.start()
+	noSteadyAllocs(t, env)
+	if r := v.Report().Throttle; r.Delayed == 0 {
+		t.Fatalf("the throttle never held a request (%+v): the test does not exercise it", *r)
+	}
+}
