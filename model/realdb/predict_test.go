@@ -110,6 +110,39 @@ func TestCommittedScenario(t *testing.T) {
 	}
 }
 
+// predict runs simrun on presets of calibration c for every point (one
+// case each, duration and warmup as given) and returns its predictions.
+func predict(t *testing.T, c realdb.Calibration, pts []realdb.Point, duration, warmup string, workers int) []realdb.Prediction {
+	t.Helper()
+	dir := t.TempDir()
+	writePresets(t, c, filepath.Join(dir, "calibrated"))
+	path := filepath.Join(dir, "points.toml")
+	if err := os.WriteFile(path, []byte(realdb.Scenario("realdb-predict", "calibrated", pts, duration, warmup)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenarios.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := scenarios.Run(context.Background(), sc, scenarios.Options{Workers: workers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]result.Metrics{}
+	for _, r := range doc.Cases {
+		byName[r.Name] = r.Metrics
+	}
+	var ps []realdb.Prediction
+	for _, p := range pts {
+		m, ok := byName[realdb.CaseName(p.Setting)]
+		if !ok {
+			t.Fatalf("no result for case %s", realdb.CaseName(p.Setting))
+		}
+		ps = append(ps, realdb.Prediction{Point: p, Predicted: realdb.Predict(m, c.Cores)})
+	}
+	return ps
+}
+
 // TestPredictRealServer runs simrun on presets calibrated from the harness
 // JSON named by SIMRUN_REALDB_JSON and the fio JSON of SIMRUN_FIO_JSON (by
 // default the committed measurements when SIMRUN_REALDB=1), and compares
@@ -152,42 +185,17 @@ func TestPredictRealServer(t *testing.T) {
 		}
 		pts = sel
 	}
-	dir := t.TempDir()
-	writePresets(t, c, filepath.Join(dir, "calibrated"))
 	dur := os.Getenv("SIMRUN_REALDB_DURATION")
 	if dur == "" {
 		dur = "10s"
 	}
-	src := realdb.Scenario("realdb-predict", "calibrated", pts, dur, "2s")
-	path := filepath.Join(dir, "matrix.toml")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenarios.Load(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc, err := scenarios.Run(context.Background(), sc, scenarios.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	byName := map[string]result.Metrics{}
-	for _, r := range doc.Cases {
-		byName[r.Name] = r.Metrics
-	}
-	var ps []realdb.Prediction
-	for _, p := range pts {
-		m, ok := byName[realdb.CaseName(p.Setting)]
-		if !ok {
-			t.Fatalf("no result for case %s", realdb.CaseName(p.Setting))
-		}
-		ps = append(ps, realdb.Prediction{Point: p, Predicted: realdb.Predict(m, c.Cores)})
-	}
+	ps := predict(t, c, pts, dur, "2s", 1)
 	// The paired costs: the document's own alternations, or those of the
 	// harness JSON named by SIMRUN_REALDB_PAIRED (measured apart; with
 	// SIMRUN_REALDB=1 the committed quiet one by default).
 	pd := d
 	if pp != "" {
+		var err error
 		if pd, err = realdb.Load(read(t, pp)); err != nil {
 			t.Fatal(err)
 		}
@@ -268,33 +276,7 @@ func TestPredictCaps(t *testing.T) {
 		for _, n := range c.Notes {
 			t.Log(n)
 		}
-		pts := d.Summarise()
-		dir := t.TempDir()
-		writePresets(t, c, filepath.Join(dir, "calibrated"))
-		path := filepath.Join(dir, "caps.toml")
-		if err := os.WriteFile(path, []byte(realdb.Scenario("realdb-caps", "calibrated", pts, "60s", "5s")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		sc, err := scenarios.Load(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := scenarios.Run(context.Background(), sc, scenarios.Options{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		byName := map[string]result.Metrics{}
-		for _, r := range doc.Cases {
-			byName[r.Name] = r.Metrics
-		}
-		var ps []realdb.Prediction
-		for _, p := range pts {
-			m, ok := byName[realdb.CaseName(p.Setting)]
-			if !ok {
-				t.Fatalf("no result for case %s", realdb.CaseName(p.Setting))
-			}
-			ps = append(ps, realdb.Prediction{Point: p, Predicted: realdb.Predict(m, c.Cores)})
-		}
+		ps := predict(t, c, d.Summarise(), "60s", "5s", 2)
 		checks := append(realdb.Compare(ps), realdb.CompareCaps(ps)...)
 		rep := realdb.Report(checks)
 		t.Logf("%s:\n%s", dp.harness, rep)
