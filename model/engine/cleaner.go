@@ -81,11 +81,16 @@ type cleaner struct {
 	dwCB     func(any)
 	pageCB   func(any)
 	slots    [2]dwSlot
-	ckptCB   func()
-	ckptStp  int
-	ckptN    int
-	ckptLSN  uint64
-	ckptSub  func(any)
+	// fil_flush_file_spaces after a doublewrite batch: the files to sync
+	// one after another, and the next of them.
+	syncFiles []dataIO
+	syncNext  int
+	syncCB    func(any)
+	ckptCB    func()
+	ckptStp   int
+	ckptN     int
+	ckptLSN   uint64
+	ckptSub   func(any)
 
 	// trace (rec nil: off)
 	rec     *trace.Recorder
@@ -126,6 +131,7 @@ func newCleaner(e *Engine) *cleaner {
 	c.walCB = c.onWAL
 	c.dwCB = c.onDoublewrite
 	c.pageCB = c.onPageWritten
+	c.syncCB = c.onSpaceSynced
 	c.ckptCB = c.checkpointNext
 	c.ckptSub = c.onCheckpointStep
 	for i := range c.slots {
@@ -528,6 +534,16 @@ func (c *cleaner) onWAL(any) {
 	if c.rec != nil && c.e.env.Now() > c.batchAt {
 		c.rec.Span(c.trBatch, "log_write_up_to (WAL)", c.batchAt, c.e.env.Now())
 	}
+	if !c.e.loader && c.e.cfg.Flushing.Doublewrite {
+		// MariaDB runs one doublewrite batch at a time: the other slot
+		// only fills while it runs (buf_dblwr_t::flush_buffered_writes
+		// waits while batch_running), and the next batch starts when
+		// this one's tablespaces are synced (onPageWritten).
+		if c.next < len(c.pages) && c.chunks == 0 {
+			c.startChunk(&c.slots[0])
+		}
+		return
+	}
 	for i := range c.slots {
 		if c.next < len(c.pages) && !c.slots[i].busy {
 			c.startChunk(&c.slots[i])
@@ -575,7 +591,7 @@ func (c *cleaner) onPageWritten(a any) {
 	if s.pending > 0 {
 		return
 	}
-	if c.batchSync(s) {
+	if c.batchSync(s) || c.spacesSync(s) {
 		return
 	}
 	s.busy = false
@@ -593,12 +609,66 @@ func (c *cleaner) onPageWritten(a any) {
 		c.traceChunk(s)
 	}
 	if c.next < len(c.pages) {
+		if !c.e.loader && c.e.cfg.Flushing.Doublewrite {
+			s = &c.slots[1-s.idx] // the slot that filled meanwhile
+		}
 		c.startChunk(s)
 		return
 	}
 	if c.chunks == 0 {
 		c.endBatch()
 	}
+}
+
+// spacesSync is fil_flush_file_spaces at the end of a MariaDB doublewrite
+// batch: when the batch's last page write completes
+// (buf_dblwr_t::write_completed), every tablespace written since its last
+// fdatasync is synced, one after another (the loop over
+// fil_system.unflushed_spaces), before the batch ends and the next may
+// start. It returns true while the slot waits for those syncs. A bulk
+// loader's engine (MySQL 5.1) syncs in batchSync instead.
+func (c *cleaner) spacesSync(s *dwSlot) bool {
+	e := c.e
+	if e.loader || !e.cfg.Flushing.Doublewrite {
+		return false
+	}
+	if s.synced {
+		s.synced = false
+		return false
+	}
+	c.syncFiles = c.syncFiles[:0]
+	for i, w := range e.written {
+		if !w {
+			continue
+		}
+		e.written[i] = false
+		if i < e.tables {
+			c.syncFiles = append(c.syncFiles, e.tableIO(i))
+		} else {
+			c.syncFiles = append(c.syncFiles, e.undo)
+		}
+	}
+	if len(c.syncFiles) == 0 {
+		return false
+	}
+	s.synced = true
+	c.syncNext = 0
+	c.onSpaceSynced(s)
+	return true
+}
+
+// onSpaceSynced syncs the next file of the batch's list, or, when all are
+// synced, lets the batch end.
+func (c *cleaner) onSpaceSynced(a any) {
+	s := a.(*dwSlot)
+	if c.syncNext < len(c.syncFiles) {
+		f := c.syncFiles[c.syncNext]
+		c.syncNext++
+		f.Sync(c.syncCB, s)
+		return
+	}
+	s.pending = 1
+	c.onPageWritten(s)
 }
 
 // endBatch ends the iteration's page writes: threads waiting for a free
