@@ -86,6 +86,7 @@ type cleaner struct {
 	syncFiles []dataIO
 	syncNext  int
 	syncCB    func(any)
+	ckptFiles []dataIO // the checkpoint's fil_flush_file_spaces
 	ckptCB    func()
 	ckptStp   int
 	ckptN     int
@@ -636,18 +637,7 @@ func (c *cleaner) spacesSync(s *dwSlot) bool {
 		s.synced = false
 		return false
 	}
-	c.syncFiles = c.syncFiles[:0]
-	for i, w := range e.written {
-		if !w {
-			continue
-		}
-		e.written[i] = false
-		if i < e.tables {
-			c.syncFiles = append(c.syncFiles, e.tableIO(i))
-		} else {
-			c.syncFiles = append(c.syncFiles, e.undo)
-		}
-	}
+	c.syncFiles = e.takeWritten(c.syncFiles[:0])
 	if len(c.syncFiles) == 0 {
 		return false
 	}
@@ -733,17 +723,10 @@ func (c *cleaner) checkpointNext() {
 			c.ckptLSN = target
 		}
 		c.ckptN = 1
-		for i, w := range e.written {
-			if !w {
-				continue
-			}
-			e.written[i] = false
+		c.ckptFiles = e.takeWritten(c.ckptFiles[:0])
+		for _, f := range c.ckptFiles {
 			c.ckptN++
-			if i < e.tables {
-				e.tableIO(i).Sync(c.ckptSub, nil)
-			} else {
-				e.undo.Sync(c.ckptSub, nil)
-			}
+			f.Sync(c.ckptSub, nil)
 		}
 		if e.ibb != nil {
 			for _, f := range e.ibb.syncFiles() {

@@ -576,6 +576,24 @@ func (e *Engine) markWritten(p int32) {
 	e.written[int(p)/e.perTable] = true
 }
 
+// takeWritten is fil_system.unflushed_spaces: it appends to dst the data
+// files written since their last fdatasync (the tables, then the undo
+// tablespace) and counts them as synced from now.
+func (e *Engine) takeWritten(dst []dataIO) []dataIO {
+	for i, w := range e.written {
+		if !w {
+			continue
+		}
+		e.written[i] = false
+		if i < e.tables {
+			dst = append(dst, e.tableIO(i))
+		} else {
+			dst = append(dst, e.undo)
+		}
+	}
+	return dst
+}
+
 func (e *Engine) dblwrOffset(slot int) int64 {
 	// The doublewrite area: two extents of 64 pages in the system
 	// tablespace (pages 64..191 of ibdata1).
