@@ -253,6 +253,7 @@ func TestCapsTable(t *testing.T) {
 var capsJSON = []struct{ harness, fio string }{
 	{"../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base.json", "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G.json"},
 	{"../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo96M-base.json", "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo96M.json"},
+	{"../../docs/data/realdb/caps-2vcpu-10x1M-bp2560M-redo96M-base.json", "../../docs/data/realdb/fio-2vcpu-caps-bp2560M-redo96M.json"},
 }
 
 // TestPredictCaps calibrates simrun from a capped harness document's own
