@@ -83,15 +83,16 @@ type cleaner struct {
 	slots    [2]dwSlot
 	// fil_flush_file_spaces after a doublewrite batch: the files to sync
 	// one after another, and the next of them.
-	syncFiles []dataIO
-	syncNext  int
-	syncCB    func(any)
-	ckptFiles []dataIO // the checkpoint's fil_flush_file_spaces
-	ckptCB    func()
-	ckptStp   int
-	ckptN     int
-	ckptLSN   uint64
-	ckptSub   func(any)
+	syncFiles  []dataIO
+	syncNext   int
+	syncCB     func(any)
+	spaceSyncs int64    // tablespace fdatasyncs after doublewrite batches (tests)
+	ckptFiles  []dataIO // the checkpoint's fil_flush_file_spaces
+	ckptCB     func()
+	ckptStp    int
+	ckptN      int
+	ckptLSN    uint64
+	ckptSub    func(any)
 
 	// trace (rec nil: off)
 	rec     *trace.Recorder
@@ -654,6 +655,7 @@ func (c *cleaner) onSpaceSynced(a any) {
 	if c.syncNext < len(c.syncFiles) {
 		f := c.syncFiles[c.syncNext]
 		c.syncNext++
+		c.spaceSyncs++
 		f.Sync(c.syncCB, s)
 		return
 	}

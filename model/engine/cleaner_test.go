@@ -376,3 +376,31 @@ func TestFlushAheadEcho(t *testing.T) {
 	}
 	t.Logf("span %.1f s, bursts at %v, pages by mode %v", span, bursts, byMode)
 }
+
+// MariaDB's doublewrite (buf/buf0dblwr.cc, 10.11): one batch in flight at
+// a time (flush_buffered_writes waits while batch_running), and each
+// batch's written tablespaces synced when its page writes complete
+// (write_completed -> fil_flush_file_spaces), before the next batch.
+func TestDoublewriteBatches(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.BufferPool.Size = 512 * sim.MiB
+	cfg.Redo.LogFileSize = 64 * sim.MiB // flushing within seconds
+	cfg.Redo.LogBufferSize = 2 * sim.MiB
+	cfg.Index.Splits = false
+	d := newLoadDriver(t, cfg, 10, 100_000)
+	c := d.e.cl
+	most := 0
+	d.check = func() { most = max(most, c.chunks) }
+	d.run(4, 20*time.Second)
+	chunks := (d.e.PagesFlushed + int64(cfg.Flushing.DoublewriteBatch) - 1) / int64(cfg.Flushing.DoublewriteBatch)
+	if chunks < 20 {
+		t.Fatalf("only %d pages flushed: the test does not exercise the doublewrite", d.e.PagesFlushed)
+	}
+	if most != 1 {
+		t.Errorf("%d doublewrite batches in flight at once, want 1", most)
+	}
+	if c.spaceSyncs < chunks {
+		t.Errorf("%d tablespace syncs for at least %d batches: each batch syncs the tables it wrote", c.spaceSyncs, chunks)
+	}
+	t.Logf("pages %d, batches >= %d, tablespace syncs %d", d.e.PagesFlushed, chunks, c.spaceSyncs)
+}
