@@ -147,6 +147,7 @@ func (s *stats_) reqDone(op Op, src Source, size int64) {
 // zero at the current time.
 func (v *Volume) ResetStats() {
 	now := v.env.Now()
+	v.thr.resetStats()
 	old := v.st
 	v.st = stats_{}
 	v.st.init(now)

@@ -72,22 +72,27 @@ func (t Throttle) slice() sim.Duration {
 // throttleDir is one direction's allowances and queue.
 type throttleDir struct {
 	bytes, ios *sim.TokenBucket // nil: no limit
-	queue      sim.FIFO[Request]
+	queue      sim.FIFO[held]
+}
+
+// held is a request waiting for its allowance, and since when.
+type held struct {
+	r  Request
+	at sim.Time
 }
 
 // throttle is a Volume's Throttle at run time.
 type throttle struct {
-	v        *Volume
-	maxIO    int64
-	dir      [2]throttleDir // read, write
-	timer    sim.Timer
-	timerAt  sim.Time
-	armed    bool
-	onTimer  func(any)
-	delayed  int64         // requests that waited
-	waited   time.Duration // their total wait
-	passed   int64         // requests that were charged
-	arrivals [2]sim.FIFO[sim.Time]
+	v       *Volume
+	maxIO   int64
+	dir     [2]throttleDir // read, write
+	timer   sim.Timer
+	timerAt sim.Time
+	armed   bool
+	onTimer func(any)
+	delayed int64         // requests that waited
+	waited  time.Duration // their total wait
+	passed  int64         // requests that were charged
 }
 
 func newThrottle(v *Volume, t Throttle) *throttle {
@@ -150,14 +155,12 @@ func (th *throttle) admit(r Request) bool {
 		return true
 	}
 	now := th.v.env.Now()
-	i := dirOf(r.Op)
-	d := &th.dir[i]
+	d := &th.dir[dirOf(r.Op)]
 	if d.queue.Len() == 0 && th.readyAt(d, r, now) <= now {
 		th.charge(d, r, now)
 		return true
 	}
-	d.queue.Push(r)
-	th.arrivals[i].Push(now)
+	d.queue.Push(held{r, now})
 	th.arm(now)
 	return false
 }
@@ -168,7 +171,7 @@ func (th *throttle) arm(now sim.Time) {
 	for i := range th.dir {
 		d := &th.dir[i]
 		if d.queue.Len() > 0 {
-			next = min(next, th.readyAt(d, d.queue.Front(), now))
+			next = min(next, th.readyAt(d, d.queue.Front().r, now))
 		}
 	}
 	if next == sim.Time(math.MaxInt64) {
@@ -190,12 +193,12 @@ func (th *throttle) fire(any) {
 	now := th.v.env.Now()
 	for i := range th.dir {
 		d := &th.dir[i]
-		for d.queue.Len() > 0 && th.readyAt(d, d.queue.Front(), now) <= now {
-			r := d.queue.Pop()
-			th.charge(d, r, now)
+		for d.queue.Len() > 0 && th.readyAt(d, d.queue.Front().r, now) <= now {
+			h := d.queue.Pop()
+			th.charge(d, h.r, now)
 			th.delayed++
-			th.waited += now.Sub(th.arrivals[i].Pop())
-			th.v.enqueue(r)
+			th.waited += now.Sub(h.at)
+			th.v.enqueue(h.r)
 		}
 	}
 	th.arm(now)
@@ -208,6 +211,14 @@ type ThrottleMetrics struct {
 	Delayed   int64   `json:"delayed"`     // of them, requests that waited for an allowance
 	WaitMsAvg float64 `json:"wait_ms_avg"` // their mean wait, before the volume's queue
 	Queued    int64   `json:"queued"`      // requests waiting at the end of the run
+}
+
+// resetStats starts the counters anew (Volume.ResetStats, the warm-up's
+// end); the requests held stay held.
+func (th *throttle) resetStats() {
+	if th != nil {
+		th.delayed, th.waited, th.passed = 0, 0, 0
+	}
 }
 
 func (th *throttle) report() *ThrottleMetrics {

@@ -83,6 +83,12 @@ func TestThrottleAnalytic(t *testing.T) {
 			if io.AwaitMs > lat/4 {
 				t.Errorf("iostat await %.3f ms against %.3f ms at the driver: the throttle's wait leaked into the volume", io.AwaitMs, lat)
 			}
+			// Its counters start with the measured window (ResetStats), as
+			// the volume's do: every request charged there was completed
+			// there, give or take the ones in flight at either end.
+			if d.done < r.Charged-int64(tc.depth) || d.done > r.Charged+int64(tc.depth) {
+				t.Errorf("charged %d requests in the window, the driver completed %d", r.Charged, d.done)
+			}
 			if r.Delayed == 0 || r.WaitMsAvg <= 0 {
 				t.Errorf("throttle block %+v: nothing waited", *r)
 			}
