@@ -143,10 +143,12 @@ type Prediction struct {
 // state of the page cleaner and of the host.
 func Compare(ps []Prediction, paired ...PairedCost) []Check {
 	var out []Check
+	// The base of the sync costs and the two TPS costs are uncapped points:
+	// under a blkio cap a TPS cost would be the cap's as much as the sync's.
 	find := func(binlog bool, sb, fl, th int) (Prediction, bool) {
 		for _, p := range ps {
 			s := p.Point.Setting
-			if s.is(binlog, sb, fl, th) {
+			if s.is(binlog, sb, fl, th) && !s.capped() {
 				return p, true
 			}
 		}
