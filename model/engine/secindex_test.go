@@ -103,6 +103,38 @@ func TestSecIndexSplitMerge(t *testing.T) {
 	}
 }
 
+// checkFind compares find with a scan of the counts from slot 0, at both
+// ends of the records, at every leaf's first and last entry, and at random.
+func checkFind(t *testing.T, x *secIndex, rng *sim.Stream) {
+	t.Helper()
+	want := func(r int64) int {
+		for s, n := range x.cnt {
+			if n := int64(max(n, 0)); r < n {
+				return s
+			} else {
+				r -= n
+			}
+		}
+		return -1
+	}
+	rs := []int64{0, x.records - 1}
+	var at int64
+	for _, n := range x.cnt {
+		if n > 0 {
+			rs = append(rs, at, at+int64(n)-1)
+			at += int64(n)
+		}
+	}
+	for range 100 {
+		rs = append(rs, int64(rng.Uint64N(uint64(x.records))))
+	}
+	for _, r := range rs {
+		if got, w := x.find(r), want(r); got != w {
+			t.Fatalf("find(%d) = slot %d, the counts say %d", r, got, w)
+		}
+	}
+}
+
 // Random inserts and deletes at the workload's rates (each picks a leaf in
 // proportion to its records) keep the index consistent: records and slots
 // conserved, no leaf above a page, the tree and the list agreeing; and
@@ -134,6 +166,7 @@ func TestSecIndexProperties(t *testing.T) {
 			if err := x.check(); err != nil {
 				t.Fatalf("step %d: %v", i, err)
 			}
+			checkFind(t, x, rng)
 		}
 	}
 	if err := x.check(); err != nil {
