@@ -27,6 +27,7 @@ type Doc struct {
 	Runs []Run `json:"runs"`
 	// Args are the harness's options; the warm-ups count in a run's age.
 	Args struct {
+		Duration     float64 `json:"duration"`      // measured s of each run
 		Warmup       float64 `json:"warmup"`        // s of load before each run
 		ServerWarmup float64 `json:"server_warmup"` // s of load after each server start
 	} `json:"args"`

@@ -250,10 +250,16 @@ func TestCapsTable(t *testing.T) {
 // The capped runs with base runs of their own (harness --base): each is
 // calibrated from its own 1-thread uncapped runs, on the same data and in
 // the same hour, and fio right after it (docs/realdb.md, "Under a cap").
-var capsJSON = []struct{ harness, fio string }{
-	{"../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base.json", "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G.json"},
-	{"../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo96M-base.json", "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo96M.json"},
-	{"../../docs/data/realdb/caps-2vcpu-10x1M-bp2560M-redo96M-base.json", "../../docs/data/realdb/fio-2vcpu-caps-bp2560M-redo96M.json"},
+// capsJSON are the capped documents with their fio runs; also, where set,
+// is a document measured in the same hour on the same table size and pool
+// whose points are predicted from the capped document's calibration (none
+// of them is calibrated on).
+var capsJSON = []struct{ harness, fio, also string }{
+	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G.json"},
+	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo96M-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo96M.json"},
+	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp2560M-redo96M-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp2560M-redo96M.json"},
+	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base2.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G-2.json",
+		also: "../../docs/data/realdb/threads-2vcpu-10x1M-bp4G-redo2G.json"},
 }
 
 // TestPredictCaps calibrates simrun from a capped harness document's own
@@ -261,13 +267,14 @@ var capsJSON = []struct{ harness, fio string }{
 // capped 16-thread ones, 60 s each, as measured) and compares: issue 12's
 // checks on the base runs, issue 13's on the capped ones (TPS within 20 %,
 // pages written per transaction within 30 %). SIMRUN_REALDB_CAPS and
-// SIMRUN_FIO_JSON name one document and its fio run; SIMRUN_REALDB=1 runs
-// the committed ones. Misses fail only with SIMRUN_REALDB_STRICT=1, as in
+// SIMRUN_FIO_JSON name one document and its fio run (SIMRUN_REALDB_ALSO a
+// second document whose points that calibration predicts); SIMRUN_REALDB=1
+// runs the committed ones. Misses fail only with SIMRUN_REALDB_STRICT=1, as in
 // TestPredictRealServer; SIMRUN_REALDB_REPORT writes the tables.
 func TestPredictCaps(t *testing.T) {
 	docs := capsJSON
 	if hp, fp := os.Getenv("SIMRUN_REALDB_CAPS"), os.Getenv("SIMRUN_FIO_JSON"); hp != "" && fp != "" {
-		docs = []struct{ harness, fio string }{{hp, fp}}
+		docs = []struct{ harness, fio, also string }{{hp, fp, os.Getenv("SIMRUN_REALDB_ALSO")}}
 	} else if os.Getenv("SIMRUN_REALDB") != "1" {
 		t.Skip("set SIMRUN_REALDB_CAPS and SIMRUN_FIO_JSON, or SIMRUN_REALDB=1 for the committed data")
 	}
@@ -282,6 +289,16 @@ func TestPredictCaps(t *testing.T) {
 		rep := realdb.Report(checks)
 		t.Logf("%s:\n%s", dp.harness, rep)
 		fmt.Fprintf(&md, "## %s\n\nMeasured / predicted:\n\n%s\n```\n%s```\n", filepath.Base(dp.harness), realdb.Markdown(ps), rep)
+		if dp.also != "" {
+			also, err := realdb.Load(read(t, dp.also))
+			if err != nil {
+				t.Fatal(err)
+			}
+			pa := predict(t, c, also.Summarise(), fmt.Sprintf("%gs", also.Args.Duration), "5s", 2)
+			ra := realdb.Report(append(realdb.Compare(pa), realdb.CompareCaps(pa)...))
+			t.Logf("%s, predicted from %s:\n%s", dp.also, dp.harness, ra)
+			fmt.Fprintf(&md, "## %s, predicted from the calibration above\n\nMeasured / predicted:\n\n%s\n```\n%s```\n", filepath.Base(dp.also), realdb.Markdown(pa), ra)
+		}
 		if os.Getenv("SIMRUN_REALDB_STRICT") == "1" {
 			for _, ck := range checks {
 				if !ck.Pass {
