@@ -17,10 +17,14 @@ func (e env) calibrateCmd(args []string) error {
 	fs := e.newFlags("calibrate")
 	out := fs.String("o", "", "write the volume preset to FILE (atomically); default stdout")
 	name := fs.String("name", "", "preset name (default: the output file's base name, or \"calibrated\")")
-	harness := fs.String("harness", "", "also calibrate from this scripts/realdb harness JSON: -o is then a directory for machine, volume, engine and workload presets")
+	harness := fs.String("harness", "", "also calibrate from this scripts/realdb harness JSON: -o is then a directory for machine, volume, engine and workload presets; without a fio JSON the fio run the harness kept (harness.py --fio) calibrates the volume")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *harness != "" && len(pos) == 0 {
+		// the fio run the harness kept (harness.py --fio)
+		return e.calibrateRealDB(nil, *harness, *out, *name)
 	}
 	if len(pos) != 1 {
 		return usagef("calibrate takes one fio JSON file, got %d (see simrun help calibrate)", len(pos))

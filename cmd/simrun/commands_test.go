@@ -109,6 +109,65 @@ func TestCalibrateCommand(t *testing.T) {
 	}
 }
 
+// TestCalibrateHarnessKeptFio: with --harness and no fio JSON the volume
+// comes from the fio run the harness document carries (harness.py --fio);
+// a document without one is refused with exit 2, naming the option.
+func TestCalibrateHarnessKeptFio(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile("../../docs/data/realdb/matrix-2vcpu-10x100k-quiet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fioJSON, err := os.ReadFile("../../docs/data/realdb/fio-2vcpu-quiet.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(dir, "bare.json")
+	if err := os.WriteFile(bare, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := simrun(t, "calibrate", "--harness", bare, "-o", filepath.Join(dir, "no")); code != 2 || !strings.Contains(stderr, "--fio") {
+		t.Errorf("no fio anywhere: exit %d, stderr %q; want 2 naming --fio", code, stderr)
+	}
+	doc["fio"] = fioJSON
+	b, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(dir, "kept.json")
+	if err := os.WriteFile(kept, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withKept, withGiven := filepath.Join(dir, "kept"), filepath.Join(dir, "given")
+	if _, stderr, code := simrun(t, "calibrate", "--harness", kept, "-o", withKept, "--name", "x"); code != 0 {
+		t.Fatalf("kept fio: exit %d: %s", code, stderr)
+	}
+	if _, stderr, code := simrun(t, "calibrate", "../../docs/data/realdb/fio-2vcpu-quiet.json", "--harness", bare, "-o", withGiven, "--name", "x"); code != 0 {
+		t.Fatalf("given fio: exit %d: %s", code, stderr)
+	}
+	// The presets' comments name where each value came from: all else is equal.
+	settings := func(path string) string {
+		b, _ := os.ReadFile(path)
+		var keep []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(l, "#") {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	for _, f := range []string{"volume.toml", "engine.toml", "commit.toml"} {
+		a, g := settings(filepath.Join(withKept, f)), settings(filepath.Join(withGiven, f))
+		if !strings.Contains(a, "[") || a != g {
+			t.Errorf("%s from the kept fio run differs from the given one's:\n%s\n---\n%s", f, a, g)
+		}
+	}
+}
+
 // TestTraceEveryWorkload: a sysbench, a demo and a fio trace pass the
 // Trace Event rules Perfetto applies and hold slices (and, for sysbench,
 // flow arrows); a workload that records nothing is refused with exit 2

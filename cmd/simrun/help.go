@@ -149,6 +149,7 @@ Example:
   simrun trace binlog/innodb-vs-file-120mbs --case Case8 --window 10s:10.05s -o case8.json
 `,
 	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME] [--harness H.json]
+       simrun calibrate --harness H.json -o DIR [--name NAME]
 
 Reads the output of a real fio run (fio 3.x, --output-format=json) and writes
 a volume preset: the IOPS and bandwidth caps from the measured maxima, and
@@ -172,8 +173,10 @@ volume.toml, engine.toml, commit.toml and workload.toml presets: CPU per
 statement and per query, redo bytes per transaction and the server's
 settings from the 1-thread run with no sync; the CPU of a log write, of a
 flush and of a binlog sync from the 1-thread runs that add one; the CPU of
-a wake-up from the harness's wake probe; the volume from fio. See
-docs/realdb.md.
+a wake-up from the harness's wake probe; the volume from fio: FIO.json, or
+without it the fio run the harness made right after its matrix (harness.py
+--fio), the device's latencies of the same minutes. See docs/realdb.md.
   simrun calibrate fio.json --harness matrix.json -o calibrated
+  simrun calibrate --harness matrix.json -o calibrated
 `,
 }

@@ -84,6 +84,13 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	if !ok {
 		return Calibration{}, fmt.Errorf("realdb: no 1-thread run with the binlog off and innodb_flush_log_at_trx_commit=0 to calibrate from")
 	}
+	fromDoc := len(fioJSON) == 0
+	if fromDoc {
+		if len(d.Fio) == 0 {
+			return Calibration{}, fmt.Errorf("realdb: no fio JSON: give one (scripts/realdb/fio.sh), or run the harness with --fio")
+		}
+		fioJSON = d.Fio
+	}
 	fc, err := fio.CalibrateDetail(fioJSON)
 	if err != nil {
 		return Calibration{}, err
@@ -105,6 +112,9 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	var why string
 	c.Volume.TimestampTick, why = TimestampTick(d.Machine.HZ)
 	note("volume.timestamp_tick = %v: %s", c.Volume.TimestampTick, why)
+	if fromDoc {
+		note("volume: the fio run the harness made right after its matrix on the same filesystem (harness --fio)")
+	}
 	c.Notes = append(c.Notes, fc.Notes...)
 	c.Volume.Name = "realdb-" + d.Device.Name
 	if !d.Device.FS.Journal {

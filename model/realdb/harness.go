@@ -37,6 +37,9 @@ type Doc struct {
 			Transactions float64 `json:"transactions"`
 		} `json:"slices"`
 	} `json:"age"`
+	// Fio is scripts/realdb/fio.sh's JSON, run right after the matrix on
+	// the same filesystem (harness --fio); empty in documents without it.
+	Fio json.RawMessage `json:"fio"`
 	// WakeProbe is scripts/realdb/wake.c run before and after the matrix
 	// (harness --wake-probe); nil in documents recorded before it.
 	WakeProbe *WakeProbe `json:"wake_probe"`

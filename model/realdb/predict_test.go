@@ -144,7 +144,8 @@ func predict(t *testing.T, c realdb.Calibration, pts []realdb.Point, duration, w
 }
 
 // TestPredictRealServer runs simrun on presets calibrated from the harness
-// JSON named by SIMRUN_REALDB_JSON and the fio JSON of SIMRUN_FIO_JSON (by
+// JSON named by SIMRUN_REALDB_JSON and the fio JSON of SIMRUN_FIO_JSON (or
+// the fio run the document keeps, harness --fio; by
 // default the committed measurements when SIMRUN_REALDB=1), and compares
 // its predictions of every measured setting with the thresholds of issue
 // 12. The comparison is printed; misses fail the test only with
@@ -160,10 +161,14 @@ func TestPredictRealServer(t *testing.T) {
 			pp = pairedJSON
 		}
 	}
-	if hp == "" || fp == "" {
-		t.Skip("set SIMRUN_REALDB_JSON and SIMRUN_FIO_JSON, or SIMRUN_REALDB=1 for the committed data")
+	if hp == "" {
+		t.Skip("set SIMRUN_REALDB_JSON (and SIMRUN_FIO_JSON unless the document keeps its fio run, harness --fio), or SIMRUN_REALDB=1 for the committed data")
 	}
-	d, c := calibrate(t, read(t, hp), read(t, fp))
+	var fb []byte // none: the document's own fio run
+	if fp != "" {
+		fb = read(t, fp)
+	}
+	d, c := calibrate(t, read(t, hp), fb)
 	for _, n := range c.Notes {
 		t.Log(n)
 	}

@@ -414,3 +414,32 @@ func quietData(t *testing.T) (harness, fio []byte) {
 	}
 	return harness, fio
 }
+
+// A document that carries its fio run (harness --fio) calibrates as if the
+// same fio JSON were given beside it; one with neither is refused, naming
+// the way out.
+func TestCalibrateEmbeddedFio(t *testing.T) {
+	raw, fioJSON := quietData(t)
+	d, err := Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Calibrate(d, nil); err == nil || !strings.Contains(err.Error(), "--fio") {
+		t.Errorf("no fio at all: err %v, want one naming harness --fio", err)
+	}
+	given, err := Calibrate(d, fioJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Fio = fioJSON
+	kept, err := Calibrate(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(given, kept, cmpopts.IgnoreFields(Calibration{}, "Notes")); diff != "" {
+		t.Errorf("the kept fio run calibrates differently (-given +kept):\n%s", diff)
+	}
+	if len(kept.Notes) != len(given.Notes)+1 || !strings.Contains(strings.Join(kept.Notes, "\n"), "harness --fio") {
+		t.Errorf("the kept fio run is not noted: %q", kept.Notes)
+	}
+}

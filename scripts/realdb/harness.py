@@ -520,6 +520,15 @@ class Harness:
         self.bench = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         return argv, self.bench
 
+    def fio(self):
+        """scripts/realdb/fio.sh right after the matrix, its JSON as one object."""
+        out = os.path.join(self.tmp, "fio.json")
+        log("fio: %d s a job on %s" % (self.a.fio, self.tmp))
+        subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "fio.sh"), out,
+                        str(self.a.fio), self.tmp], check=True, stdout=subprocess.DEVNULL)
+        with open(out) as f:
+            return json.load(f)
+
     def wake_probe(self):
         """scripts/realdb/wake.c, five runs pinned to vCPUs 0 and 1 (a
         wake-up is an IPI to the other vCPU) and five on vCPU 0; [] when
@@ -635,6 +644,11 @@ class Harness:
             self.stop_server()
         if a.wake_probe > 0:
             doc["wake_probe"]["after"] = self.wake_probe()
+        # The device's latencies in the same minutes as the runs, on the
+        # same filesystem (simrun calibrate takes them from here when it is
+        # given no fio JSON of its own): the host's load moves them.
+        if a.fio > 0:
+            doc["fio"] = self.fio()
         doc["finished_utc"] = utc(time.time())
         # The run's temporary directory is no part of the data: $RUNDIR.
         text = json.dumps(doc, indent=1, sort_keys=True).replace(self.tmp, "$RUNDIR")
@@ -982,6 +996,10 @@ def main():
     p.add_argument("--port", type=int, default=0, help="loopback TCP port (default: a free one)")
     p.add_argument("--keep", action="store_true", help="keep the data directory (debugging)")
     p.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")
+    p.add_argument("--fio", type=int, default=0,
+                   help="seconds a job of scripts/realdb/fio.sh run right after the matrix on the same "
+                        "filesystem, kept in the document (simrun calibrate --harness then needs no fio "
+                        "JSON of its own; 0 = none)")
     p.add_argument("--wake-probe", type=int, default=20000,
                    help="round trips of the wake-up CPU probe (scripts/realdb/wake.c) run before and after the matrix (0 = none)")
     p.add_argument("--alternate", default="",
