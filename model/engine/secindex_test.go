@@ -108,12 +108,12 @@ func TestSecIndexSplitMerge(t *testing.T) {
 func checkFind(t *testing.T, x *secIndex, rng *sim.Stream) {
 	t.Helper()
 	want := func(r int64) int {
-		for s, n := range x.cnt {
-			if n := int64(max(n, 0)); r < n {
+		for s, c := range x.cnt {
+			n := int64(max(c, 0))
+			if r < n {
 				return s
-			} else {
-				r -= n
 			}
+			r -= n
 		}
 		return -1
 	}
