@@ -92,8 +92,9 @@ func newLeafShape(c IndexConfig) leafShape {
 // scanning the block sums, then one block's counts: two short sequential
 // scans (a few hundred bytes for a 1M-row table), where a tree descent is a
 // chain of dependent loads that miss the caches on every draw. Slot i is
-// page id base+i of the table's file; slots past the sorted build's leaves are the pages splits allocate (new extents at
-// the end of the file), reused once merges free them (fseg_free_page).
+// page id base+i of the table's file; slots past the sorted build's leaves
+// are the pages splits allocate (new extents at the end of the file),
+// reused once merges free them (fseg_free_page).
 //
 // Keys are not kept: sysbench draws a new k from the same distribution as
 // the entries already in the index (prepare and the run both use
