@@ -373,15 +373,9 @@ func TestCalibrateWakeProbe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain, err := Calibrate(d, fioJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	plain := mustCalibrate(t, d, fioJSON)
 	d.WakeProbe = w
-	probed, err := Calibrate(d, fioJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	probed := mustCalibrate(t, d, fioJSON)
 	wake := 14500 * time.Nanosecond
 	if got := probed.Engine.CPU.Wakeup.D(); got != wake {
 		t.Errorf("wakeup %v, want %v", got, wake)
@@ -403,6 +397,16 @@ func TestCalibrateWakeProbe(t *testing.T) {
 }
 
 // quietData is the committed "quiet" matrix and its fio run.
+// mustCalibrate is Calibrate for a document a test knows to be good.
+func mustCalibrate(t *testing.T, d *Doc, fio []byte) Calibration {
+	t.Helper()
+	c, err := Calibrate(d, fio)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func quietData(t *testing.T) (harness, fio []byte) {
 	t.Helper()
 	var err error
@@ -427,15 +431,9 @@ func TestCalibrateEmbeddedFio(t *testing.T) {
 	if _, err := Calibrate(d, nil); err == nil || !strings.Contains(err.Error(), "--fio") {
 		t.Errorf("no fio at all: err %v, want one naming harness --fio", err)
 	}
-	given, err := Calibrate(d, fioJSON)
-	if err != nil {
-		t.Fatal(err)
-	}
+	given := mustCalibrate(t, d, fioJSON)
 	d.Fio = fioJSON
-	kept, err := Calibrate(d, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	kept := mustCalibrate(t, d, nil)
 	if diff := cmp.Diff(given, kept, cmpopts.IgnoreFields(Calibration{}, "Notes")); diff != "" {
 		t.Errorf("the kept fio run calibrates differently (-given +kept):\n%s", diff)
 	}
