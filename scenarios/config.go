@@ -55,14 +55,21 @@ type Machine struct {
 	SliceScaling string       `toml:"slice_scaling" enum:"log|none|linear" doc:"eevdf: sysctl_sched_tunable_scaling: the slice is base_slice x (1 + ilog2(min(cores, 8))) with log (the kernel's default, SCHED_TUNABLESCALING_LOG), x 1 with none, x min(cores, 8) with linear"`
 	Tick         sim.Duration `toml:"tick" unit:"duration" doc:"eevdf: TICK_NSEC = 1s / CONFIG_HZ, the floor of the lag a thread keeps while it sleeps; 4ms (Debian's kernels: CONFIG_HZ=250)"`
 	DelayDequeue bool         `toml:"delay_dequeue" doc:"eevdf: the DELAY_DEQUEUE and DELAY_ZERO features (on by default since Linux 6.12): a thread that sleeps owing CPU wakes with lag 0 instead of its negative lag; false is the 6.6-6.11 rule"`
+	CacheRefill  sim.Duration `toml:"cache_refill" unit:"duration" doc:"eevdf: the CPU a connection's thread spends reloading its working set into a processor's caches that hold none of it (it pays refill x (1 - e^(-w/cache_decay)) when it comes back after other threads ran w there, the whole refill on another processor); 0 (default): caches cost nothing, as in the published studies' calibrations; simrun calibrate derives it from a 16-thread run with no sync (docs/kernel.md, 'Caches')"`
+	CacheDecay   sim.Duration `toml:"cache_decay" unit:"duration" doc:"eevdf: the other threads' run time on a processor over which a thread's state in its caches falls by e (with cache_refill > 0); calibrated once on the realdb host's thread sweep (docs/validation.md)"`
 }
 
 // DefaultMachine is a 4-vCPU machine under Linux's EEVDF scheduler.
 func DefaultMachine() Machine {
 	f := sim.DefaultFairConfig()
 	return Machine{Name: "generic-4vcpu", Cores: 4, Scheduler: "eevdf", BaseSlice: sim.Duration(f.BaseSlice),
-		SliceScaling: f.Scaling.String(), Tick: sim.Duration(f.Tick), DelayDequeue: f.DelayZero}
+		SliceScaling: f.Scaling.String(), Tick: sim.Duration(f.Tick), DelayDequeue: f.DelayZero,
+		CacheDecay: sim.Duration(DefaultCacheDecay)}
 }
+
+// DefaultCacheDecay is machine.cache_decay's default, calibrated on the
+// realdb host's thread sweep (docs/validation.md).
+const DefaultCacheDecay = 100 * time.Microsecond
 
 // CPU returns the scheduler as sim.CPU's configuration.
 func (m Machine) CPU() (sim.CPUConfig, error) {
@@ -76,6 +83,7 @@ func (m Machine) CPU() (sim.CPUConfig, error) {
 		return c, fmt.Errorf("scheduler: must be eevdf or wake_first, got %q", m.Scheduler)
 	}
 	c.Fair = sim.FairConfig{BaseSlice: m.BaseSlice.D(), Tick: m.Tick.D(), DelayZero: m.DelayDequeue}
+	c.Cache = sim.CacheConfig{Refill: m.CacheRefill.D(), Decay: m.CacheDecay.D()}
 	switch m.SliceScaling {
 	case "log":
 		c.Fair.Scaling = sim.ScaleLog
@@ -101,6 +109,13 @@ func (m Machine) Validate() error {
 	}
 	if err != nil {
 		errs = append(errs, err)
+	}
+	if r := m.CacheRefill.D(); r < 0 || r > time.Millisecond {
+		errs = append(errs, fmt.Errorf("cache_refill: must be in [0, 1ms], got %v", m.CacheRefill))
+	} else if r > 0 && m.Scheduler != "eevdf" {
+		errs = append(errs, fmt.Errorf("cache_refill: needs scheduler = \"eevdf\", got %v with %q", m.CacheRefill, m.Scheduler))
+	} else if d := m.CacheDecay.D(); r > 0 && (d < time.Microsecond || d > time.Second) {
+		errs = append(errs, fmt.Errorf("cache_decay: must be in [1us, 1s] when cache_refill > 0, got %v", m.CacheDecay))
 	}
 	return errors.Join(errs...)
 }

@@ -86,6 +86,9 @@ type cpuSlot struct {
 	busy    bool    // Fair: running a thread
 	protect bool    // Fair: picked and not yet past its deadline (RUN_TO_PARITY)
 	fk      fairKey // Fair: the running job's key; its body is fair.jobs[fk.id]
+
+	busyFrom Time  // Fair: when the slot last became busy
+	runNs    int64 // Fair: the time it ran threads before that
 }
 
 // NewCPU returns n processors under the WakeFirst policy. It panics if
@@ -308,6 +311,7 @@ func (c *CPU) ResetStats() {
 	c.account()
 	c.reset(c.env.now, c.QueueLen())
 	c.yieldCount, c.wakes, c.wakeWait, c.fair.preempts = 0, 0, 0, 0
+	c.fair.refills, c.fair.refillNs = 0, 0
 }
 
 // CPUStats summarises a CPU since its last ResetStats.
@@ -317,13 +321,15 @@ type CPUStats struct {
 	MeanWakeWait time.Duration // mean wait of a woken thread for a processor
 	Yields       int64         // bursts that yielded at a segment boundary
 	Preemptions  int64         // Fair: threads cut mid-segment (wake-up or slice end)
+	Refills      int64         // Fair: arrivals charged a cache refill (CacheConfig)
+	RefillCPU    time.Duration // Fair: the CPU those refills took
 }
 
 // Stats returns the CPU's statistics up to now.
 func (c *CPU) Stats() CPUStats {
 	c.account()
 	st := CPUStats{StationStats: c.summary(c.env.now, c.servers), Wakes: c.wakes, Yields: c.yieldCount,
-		Preemptions: c.fair.preempts}
+		Preemptions: c.fair.preempts, Refills: c.fair.refills, RefillCPU: time.Duration(c.fair.refillNs)}
 	if c.wakes > 0 {
 		st.MeanWakeWait = time.Duration(c.wakeWait / c.wakes)
 	}

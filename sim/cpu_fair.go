@@ -114,16 +114,46 @@ func (f FairConfig) LagLimit(n int) time.Duration { return max(2*f.Slice(n), f.T
 type CPUConfig struct {
 	Policy CPUPolicy
 	Fair   FairConfig
+	Cache  CacheConfig // Fair only
+}
+
+// CacheConfig is what a processor's caches cost a thread that comes back to
+// them (cpu_cache.go). The zero value is caches that cost nothing.
+type CacheConfig struct {
+	// Refill is the CPU a thread spends reloading its working set into a
+	// processor's caches that no longer hold any of it.
+	Refill time.Duration
+	// Decay is the run time of other threads on a processor over which a
+	// thread's state in its caches falls by a factor e.
+	Decay time.Duration
+}
+
+// Validate reports a parameter out of range.
+func (c CacheConfig) Validate() error {
+	var errs []error
+	if c.Refill < 0 || c.Refill > time.Millisecond {
+		errs = append(errs, fmt.Errorf("refill: must be in [0, 1ms], got %v", c.Refill))
+	}
+	if c.Refill > 0 && (c.Decay < time.Microsecond || c.Decay > time.Second) {
+		errs = append(errs, fmt.Errorf("decay: must be in [1us, 1s] when refill > 0, got %v", c.Decay))
+	}
+	return errors.Join(errs...)
 }
 
 // Validate reports a policy or parameter out of range.
 func (c CPUConfig) Validate() error {
 	switch c.Policy {
 	case WakeFirst:
+		if c.Cache.Refill != 0 {
+			return fmt.Errorf("cache.refill: needs the fair policy, got %v under wake_first", c.Cache.Refill)
+		}
 		return nil
 	case Fair:
 		if err := c.Fair.Validate(); err != nil {
 			return fmt.Errorf("fair.%w", err)
+		}
+		if err := c.Cache.Validate(); err != nil {
+			return fmt.Errorf("cache.%w", err)
 		}
 		return nil
 	}
@@ -146,6 +176,7 @@ func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
 		c.fair.limit = int64(cfg.Fair.LagLimit(n))
 		c.fair.rqs = make([]cpuRQ, n)
 		c.fair.delayZero = cfg.Fair.DelayZero
+		c.fair.refill, c.fair.decay = float64(cfg.Cache.Refill), float64(cfg.Cache.Decay)
 	}
 	return c, nil
 }
@@ -156,6 +187,8 @@ func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
 // most one job on a CPU at a time.
 type CPUThread struct {
 	vlag int64 // ns of virtual time owed to the thread (> 0) or by it
+	slot int32 // 1 + the processor it last ran on; 0: none yet
+	left int64 // that processor's run time when the thread left it, ns
 }
 
 // Lag returns the lag the thread last left the processors with.
@@ -175,6 +208,10 @@ type cpuFair struct {
 	preempts     int64
 	waiting      int // threads waiting on all runqueues
 	delayZero    bool
+
+	refill, decay float64 // CacheConfig, ns
+	refills       int64   // arrivals charged a refill
+	refillNs      int64   // the CPU they were charged
 }
 
 // fairKey is what the Fair rule reads of a job: its virtual runtime and
@@ -327,9 +364,7 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	k := fairKey{seq: f.seq, id: f.add(&j)}
 	f.seq++
 	if c.busy < c.servers {
-		i := c.idle[len(c.idle)-1]
-		c.idle = c.idle[:len(c.idle)-1]
-		s := &c.slots[i]
+		s := &c.slots[c.takeIdle(j.th)]
 		c.enqueue(c.rq(s), &k, lag)
 		c.busy++
 		s.fk = k
@@ -344,6 +379,7 @@ func (c *CPU) fairSubmit(j cpuJob) {
 			t = q
 		}
 	}
+	t = c.affine(j.th, t)
 	s := &c.slots[t]
 	r := c.rq(s)
 	c.enqueue(r, &k, lag)
@@ -372,6 +408,7 @@ func (c *CPU) fairStart(s *cpuSlot) {
 			c.wakeWait += int64(now - j.queued)
 		}
 	}
+	c.arrive(s)
 	if k := &s.fk; k.v >= k.dl { // update_deadline: the slice is used up
 		k.dl = k.v + c.fair.slice
 	}
@@ -384,6 +421,9 @@ func (c *CPU) fairStart(s *cpuSlot) {
 // boundary or a slice end would change nothing but its deadline, which
 // sync works out if a thread comes.
 func (c *CPU) resume(s *cpuSlot, protect bool) {
+	if !s.busy {
+		s.busyFrom = c.env.now
+	}
 	s.busy = true
 	s.start = c.env.now
 	s.protect = protect
@@ -432,6 +472,7 @@ func (c *CPU) sync(s *cpuSlot) {
 // threads, in the place of the i-th waiting one, which runs instead: the
 // two trade keys (the order of r.wait does not matter, see takeInto).
 func (c *CPU) switchTo(s *cpuSlot, r *cpuRQ, i int) {
+	c.leave(s, c.fair.body(&s.fk).th)
 	r.wait[i], s.fk = s.fk, r.wait[i]
 	c.fairStart(s)
 }
@@ -511,9 +552,11 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	if j.th != nil {
 		j.th.vlag = lag
 	}
+	c.leave(s, j.th)
 	done, arg := j.done, j.arg
 	*j = cpuJob{} // keeps no references
 	f.free = append(f.free, cur.id)
+	s.runNs += int64(c.env.now - s.busyFrom)
 	s.busy = false
 	c.completed++
 	switch {

@@ -45,6 +45,12 @@ type Calibration struct {
 	// RedoWriteCPU is the server CPU of one redo write (flush=2 against
 	// flush=0), commit.cpu.write; 0 without a flush=2 run.
 	RedoWriteCPU time.Duration
+	// CacheRefill is machine.cache_refill: what the CPU a transaction
+	// (server and client) grows by from the base runs to the
+	// CrowdThreads-thread runs with no sync, per query; 0 without such
+	// runs.
+	CacheRefill  time.Duration
+	CrowdThreads int
 
 	Notes []string // one line per choice made, written into the presets
 }
@@ -196,6 +202,7 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	rest := 1e9/c.Base.TPS - (c.Base.ServerCPUUs+c.Base.ClientCPUUs)*1e3
 	c.Client.RoundTrip = sim.Duration(math.Round(math.Max(0, rest) / q))
 	note("workload.sysbench.round_trip = %v: 1/TPS (%.1fus) less the server's and client's CPU, per query; it absorbs the host's steal time and any background CPU overlapping the transaction", c.Client.RoundTrip, 1e6/c.Base.TPS)
+	c.cacheRefill(pts, note)
 	c.Client.Tables, c.Client.TableSize = d.Prepare.Tables, d.Prepare.TableSize
 	if c.Client.Tables < 1 || c.Client.TableSize < 1 {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
@@ -387,6 +394,9 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	var b strings.Builder
 	head(&b)
 	fmt.Fprintf(&b, "description = %q\n\n[machine]\nname = %q\ncores = %d\nscheduler = %q\ndelay_dequeue = %v\n", "the harness host", name, c.Cores, c.Scheduler, c.DelayDequeue)
+	if c.CacheRefill > 0 {
+		fmt.Fprintf(&b, "cache_refill = %q\n", sim.Duration(c.CacheRefill).String())
+	}
 	out["machine.toml"] = []byte(b.String())
 
 	b.Reset()
@@ -460,4 +470,36 @@ func TimestampTick(hz int) (sim.Duration, string) {
 		return sim.Duration(time.Second / time.Duration(hz)), fmt.Sprintf("1 s / CONFIG_HZ %d of the harness host", hz)
 	}
 	return sim.Duration(4 * time.Millisecond), "the harness did not record CONFIG_HZ; Debian's kernels have HZ = 250"
+}
+
+// crowdThreads is the thread count whose no-sync runs give
+// machine.cache_refill: the harness's 16, eight threads a vCPU on the
+// 2-vCPU host, where a thread comes back to a processor after seven others
+// ran there (far past the decay).
+const crowdThreads = 16
+
+// cacheRefill derives machine.cache_refill from the crowdThreads-thread
+// runs with the binlog off and flush=0 when the document has them: at that
+// crowd every query of a transaction starts on a cold cache (the model
+// switches at each query boundary with threads waiting), so the CPU a
+// transaction gains over the base runs, server and client, divided by the
+// queries is one refill. The base runs keep what they cost at 1 thread
+// that the crowd does not pay (the wake-up IPI to an idle vCPU, docs/realdb.md),
+// so the refill is low by that much a query.
+func (c *Calibration) cacheRefill(pts []Point, note func(string, ...any)) {
+	crowd, ok := Find(pts, false, 0, 0, crowdThreads)
+	if !ok {
+		note("machine.cache_refill = 0: no %d-thread run with the binlog off and flush=0 to take it from", crowdThreads)
+		return
+	}
+	cpu := crowd.Range(func(f Figures) float64 { return f.ServerCPUUs + f.ClientCPUUs }).Mean
+	base := c.Base.ServerCPUUs + c.Base.ClientCPUUs
+	q := c.Base.QueriesPerTx
+	if cpu <= base || q <= 0 {
+		note("machine.cache_refill = 0: the %d-thread runs' CPU a transaction, %.1fus, is not above the base runs' %.1fus", crowdThreads, cpu, base)
+		return
+	}
+	c.CacheRefill = time.Duration(math.Round((cpu - base) * 1e3 / q))
+	c.CrowdThreads = crowdThreads
+	note("machine.cache_refill = %v: the CPU a transaction (mariadbd + sysbench) grows from %.1fus at 1 thread to %.1fus at %d threads (binlog off, flush=0, mean of %d runs), per query (%.1f a transaction)", sim.Duration(c.CacheRefill), base, cpu, crowdThreads, len(crowd.Runs), q)
 }
