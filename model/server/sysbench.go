@@ -271,6 +271,9 @@ type Threads struct {
 	WakesPerTx    float64 `json:"wakes_per_tx"`
 	WakeWaitUsAvg float64 `json:"wake_wait_us_avg"`
 	YieldsPerTx   float64 `json:"yields_per_tx"`
+	// RefillUsPerTx is the CPU the caches' refills took a transaction
+	// (machine.cache_refill; 0 without it).
+	RefillUsPerTx float64 `json:"refill_us_per_tx"`
 }
 
 // WriteBytesPerTx is the device write bytes per committed transaction, by
@@ -428,6 +431,7 @@ func (s *Sysbench) Report() Metrics {
 			WakesPerTx:    perTx(cs.Wakes),
 			WakeWaitUsAvg: float64(cs.MeanWakeWait) / 1e3,
 			YieldsPerTx:   perTx(cs.Yields),
+			RefillUsPerTx: perTx(int64(cs.RefillCPU)) / 1e3,
 		},
 		WritePerTx: WriteBytesPerTx{
 			Redo:        perTx(src["redo"]),
