@@ -60,6 +60,9 @@ type cpuJob struct {
 
 	// Fair policy only (its scheduling key is a fairKey).
 	th   *CPUThread    // whose lag the job carries, or nil
+	// owner is the thread whose caches the job uses (CacheConfig): th,
+	// or for WakeFor a thread whose lag the job does not carry.
+	owner *CPUThread
 	left time.Duration // CPU left in the current segment (or the wake)
 	ran  bool          // started once (counted in the statistics)
 }
@@ -148,7 +151,7 @@ func (c *CPU) RunAs(th *CPUThread, segs []time.Duration, done func(any), arg any
 	if segs == nil {
 		segs = []time.Duration{}
 	}
-	c.submit(cpuJob{segs: segs, done: done, arg: arg, queued: c.env.now, th: th})
+	c.submit(cpuJob{segs: segs, done: done, arg: arg, queued: c.env.now, th: th, owner: th})
 }
 
 // Wake queues a woken thread's continuation of d; done(arg) runs when it
@@ -165,7 +168,19 @@ func (c *CPU) WakeAs(th *CPUThread, d time.Duration, done func(any), arg any) {
 		panic(fmt.Sprintf("sim: negative CPU time %v", d))
 	}
 	c.wakes++
-	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, th: th})
+	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, th: th, owner: th})
+}
+
+// WakeFor is Wake for a continuation of thread th that is placed with no
+// lag, as Wake's, but uses th's caches (CacheConfig): the model's
+// commit-path wake-ups, whose lag the model does not follow, are still the
+// thread that slept. th may be nil.
+func (c *CPU) WakeFor(th *CPUThread, d time.Duration, done func(any), arg any) {
+	if d < 0 {
+		panic(fmt.Sprintf("sim: negative CPU time %v", d))
+	}
+	c.wakes++
+	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, owner: th})
 }
 
 func (c *CPU) submit(j cpuJob) {

@@ -312,7 +312,7 @@ func (r *Redo) leaderWakes() {
 		if r.doSync {
 			d += r.syncCPU
 		}
-		r.cpu.Wake(d, r.finishCB, nil)
+		r.cpu.WakeFor(r.leaderTL.Thread, d, r.finishCB, nil)
 		return
 	}
 	r.finishRound()
@@ -374,7 +374,7 @@ func (r *Redo) finishRound() {
 		if r.cpu != nil && r.waiters[0].tl != nil {
 			// release() woke a new leader; it runs when it gets a processor.
 			r.busy = true
-			r.cpu.Wake(r.wakeup, r.leadCB, nil)
+			r.cpu.WakeFor(r.waiters[0].tl.Thread, r.wakeup, r.leadCB, nil)
 		} else {
 			r.startRound()
 		}
@@ -391,7 +391,7 @@ func (r *Redo) finishRound() {
 		}
 		if r.cpu != nil && w.tl != nil && w.tl != leader && w.fn != nil {
 			r.woke.Push(w)
-			r.cpu.Wake(r.wakeup, r.wokeCB, nil)
+			r.cpu.WakeFor(w.tl.Thread, r.wakeup, r.wokeCB, nil)
 			continue
 		}
 		if w.fn != nil {

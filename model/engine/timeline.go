@@ -68,6 +68,11 @@ type Timeline struct {
 
 	rec   *trace.Recorder
 	track trace.TrackID
+
+	// Thread is the CPU thread whose transaction this is (nil for
+	// background work): the log's wake-ups of it use its caches
+	// (sim.CPU.WakeFor). Begin keeps it.
+	Thread *sim.CPUThread
 }
 
 // SetTrace records the timeline's stretches on track of rec (nil: off).
@@ -80,7 +85,7 @@ func (t *Timeline) Trace() (*trace.Recorder, trace.TrackID) { return t.rec, t.tr
 
 // Begin starts a transaction at now.
 func (t *Timeline) Begin(now sim.Time) {
-	*t = Timeline{Start: now, Last: now, rec: t.rec, track: t.track}
+	*t = Timeline{Start: now, Last: now, rec: t.rec, track: t.track, Thread: t.Thread}
 }
 
 // Mark charges [Last, now] to c. A now at or before Last charges nothing.

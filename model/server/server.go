@@ -148,6 +148,7 @@ func (s *Server) NewSession(committed func(any), arg any) *Session {
 	ss := &Session{s: s}
 	ss.freeCB, ss.residentCB, ss.wireCB, ss.cpuCB = ss.onFree, ss.onResident, ss.onWire, ss.onCPU
 	ss.ctx.Done, ss.ctx.Arg, ss.ctx.Thread = committed, arg, &ss.th
+	ss.ctx.TL.Thread = &ss.th
 	return ss
 }
 
