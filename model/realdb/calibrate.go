@@ -472,6 +472,23 @@ func TimestampTick(hz int) (sim.Duration, string) {
 	return sim.Duration(4 * time.Millisecond), "the harness did not record CONFIG_HZ; Debian's kernels have HZ = 250"
 }
 
+// CrowdFrom takes machine.cache_refill from the crowdThreads-thread
+// no-sync runs of another document, measured in the same hour on the same
+// data, when this one has none (the capped documents run their base at 1
+// thread only). It reports whether it found them.
+func (c *Calibration) CrowdFrom(d *Doc, name string) bool {
+	if c.CacheRefill > 0 {
+		return false
+	}
+	c.Notes = c.Notes[:len(c.Notes):len(c.Notes)] // appends must not reach a shared array
+	var found bool
+	c.cacheRefill(d.Summarise(), func(f string, a ...any) {
+		c.Notes = append(c.Notes, fmt.Sprintf(f, a...)+" ("+name+", the same hour)")
+		found = c.CacheRefill > 0
+	})
+	return found
+}
+
 // crowdThreads is the thread count whose no-sync runs give
 // machine.cache_refill: the harness's 16, eight threads a vCPU on the
 // 2-vCPU host, where a thread comes back to a processor after seven others

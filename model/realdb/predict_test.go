@@ -259,12 +259,14 @@ func TestCapsTable(t *testing.T) {
 // is a document measured in the same hour on the same table size and pool
 // whose points are predicted from the capped document's calibration (none
 // of them is calibrated on).
-var capsJSON = []struct{ harness, fio, also string }{
+// crowd, where set, is the document whose 16-thread no-sync runs give the
+// cache refill (Calibration.CrowdFrom); its other points stay predictions.
+var capsJSON = []struct{ harness, fio, also, crowd string }{
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G.json"},
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo96M-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo96M.json"},
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp2560M-redo96M-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp2560M-redo96M.json"},
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base2.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G-2.json",
-		also: "../../docs/data/realdb/threads-2vcpu-10x1M-bp4G-redo2G.json"},
+		also: "../../docs/data/realdb/threads-2vcpu-10x1M-bp4G-redo2G.json", crowd: "../../docs/data/realdb/threads-2vcpu-10x1M-bp4G-redo2G.json"},
 }
 
 // TestPredictCaps calibrates simrun from a capped harness document's own
@@ -279,13 +281,20 @@ var capsJSON = []struct{ harness, fio, also string }{
 func TestPredictCaps(t *testing.T) {
 	docs := capsJSON
 	if hp, fp := os.Getenv("SIMRUN_REALDB_CAPS"), os.Getenv("SIMRUN_FIO_JSON"); hp != "" && fp != "" {
-		docs = []struct{ harness, fio, also string }{{hp, fp, os.Getenv("SIMRUN_REALDB_ALSO")}}
+		docs = []struct{ harness, fio, also, crowd string }{{hp, fp, os.Getenv("SIMRUN_REALDB_ALSO"), os.Getenv("SIMRUN_REALDB_CROWD")}}
 	} else if os.Getenv("SIMRUN_REALDB") != "1" {
 		t.Skip("set SIMRUN_REALDB_CAPS and SIMRUN_FIO_JSON, or SIMRUN_REALDB=1 for the committed data")
 	}
 	var md strings.Builder
 	for _, dp := range docs {
 		d, c := calibrate(t, read(t, dp.harness), read(t, dp.fio))
+		if dp.crowd != "" {
+			cd, err := realdb.Load(read(t, dp.crowd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.CrowdFrom(cd, filepath.Base(dp.crowd))
+		}
 		for _, n := range c.Notes {
 			t.Log(n)
 		}
