@@ -59,12 +59,12 @@ type cpuJob struct {
 	queued Time
 
 	// Fair policy only (its scheduling key is a fairKey).
-	th   *CPUThread    // whose lag the job carries, or nil
+	th *CPUThread // whose lag the job carries, or nil
 	// owner is the thread whose caches the job uses (CacheConfig): th,
 	// or for WakeFor a thread whose lag the job does not carry.
 	owner *CPUThread
-	left time.Duration // CPU left in the current segment (or the wake)
-	ran  bool          // started once (counted in the statistics)
+	left  time.Duration // CPU left in the current segment (or the wake)
+	ran   bool          // started once (counted in the statistics)
 }
 
 func (j *cpuJob) remaining() time.Duration {
