@@ -322,10 +322,19 @@ func TestFairNoAllocs(t *testing.T) {
 // carrying their lag: events/s, and jobs/s since Fair has more events per
 // job.
 func BenchmarkCPUPolicy(b *testing.B) {
-	for _, p := range []CPUPolicy{WakeFirst, Fair} {
-		b.Run("policy="+p.String(), func(b *testing.B) {
+	cases := []struct {
+		name  string
+		p     CPUPolicy
+		cache CacheConfig
+	}{
+		{"policy=wake_first", WakeFirst, CacheConfig{}},
+		{"policy=fair", Fair, CacheConfig{}},
+		{"policy=fair/cache", Fair, CacheConfig{Refill: 10 * time.Microsecond, Decay: 100 * time.Microsecond}},
+	}
+	for _, tc := range cases {
+		b.Run(tc.name, func(b *testing.B) {
 			e := New(1)
-			cpu, err := NewCPUWithPolicy(e, 4, CPUConfig{Policy: p, Fair: DefaultFairConfig()})
+			cpu, err := NewCPUWithPolicy(e, 4, CPUConfig{Policy: tc.p, Fair: DefaultFairConfig(), Cache: tc.cache})
 			if err != nil {
 				b.Fatal(err)
 			}
