@@ -179,31 +179,6 @@ func TestCacheConservation(t *testing.T) {
 	}
 }
 
-// TestCacheNoAllocs: the cache model allocates nothing per event.
-func TestCacheNoAllocs(t *testing.T) {
-	env := New(1)
-	cpu, err := NewCPUWithPolicy(env, 2, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: CacheConfig{Refill: 10 * us, Decay: 100 * us}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	segs := []time.Duration{400 * us, 400 * us, 2 * ms}
-	threads := make([]CPUThread, 6)
-	var ran, woke func(any)
-	ran = func(a any) { cpu.WakeAs(a.(*CPUThread), 30*us, woke, a) }
-	woke = func(a any) { cpu.RunAs(a.(*CPUThread), segs, ran, a) }
-	for i := range threads {
-		woke(&threads[i])
-	}
-	env.RunUntil(Time(20 * ms))
-	allocs := testing.AllocsPerRun(100, func() { env.RunUntil(env.Now() + Time(ms)) })
-	if allocs > 0 {
-		t.Errorf("%v allocations per ms of simulated time", allocs)
-	}
-	if cpu.Stats().Refills == 0 {
-		t.Error("no refill charged")
-	}
-}
-
 func TestCacheConfigValidate(t *testing.T) {
 	tests := []struct {
 		cfg  CPUConfig

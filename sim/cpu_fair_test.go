@@ -289,30 +289,36 @@ func burstQueue(t *testing.T, p CPUPolicy, n int, lambda float64) (float64, CPUS
 }
 
 // TestFairNoAllocs: a steady state of threads with lags running bursts and
-// waking allocates nothing.
+// waking allocates nothing, with the cache model (CacheConfig) and without.
 func TestFairNoAllocs(t *testing.T) {
-	env := New(1)
-	cpu, err := NewCPUWithPolicy(env, 2, CPUConfig{Policy: Fair, Fair: DefaultFairConfig()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	segs := []time.Duration{400 * us, 400 * us, 2 * ms}
-	threads := make([]CPUThread, 6)
-	var ran, woke func(any)
-	ran = func(a any) { cpu.WakeAs(a.(*CPUThread), 30*us, woke, a) }
-	woke = func(a any) { cpu.RunAs(a.(*CPUThread), segs, ran, a) }
-	for i := range threads {
-		woke(&threads[i])
-	}
-	env.RunUntil(Time(20 * ms))
-	allocs := testing.AllocsPerRun(100, func() {
-		env.RunUntil(env.Now() + Time(ms))
-	})
-	if allocs > 0 {
-		t.Errorf("%v allocations per ms of simulated time", allocs)
-	}
-	if st := cpu.Stats(); st.Preemptions == 0 || st.Yields == 0 {
-		t.Errorf("the loop exercised no preemption (%d) or yield (%d)", st.Preemptions, st.Yields)
+	for _, cache := range []CacheConfig{{}, {Refill: 10 * us, Decay: 100 * us}} {
+		env := New(1)
+		cpu, err := NewCPUWithPolicy(env, 2, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		segs := []time.Duration{400 * us, 400 * us, 2 * ms}
+		threads := make([]CPUThread, 6)
+		var ran, woke func(any)
+		ran = func(a any) { cpu.WakeAs(a.(*CPUThread), 30*us, woke, a) }
+		woke = func(a any) { cpu.RunAs(a.(*CPUThread), segs, ran, a) }
+		for i := range threads {
+			woke(&threads[i])
+		}
+		env.RunUntil(Time(20 * ms))
+		allocs := testing.AllocsPerRun(100, func() {
+			env.RunUntil(env.Now() + Time(ms))
+		})
+		if allocs > 0 {
+			t.Errorf("cache %+v: %v allocations per ms of simulated time", cache, allocs)
+		}
+		st := cpu.Stats()
+		if st.Preemptions == 0 || st.Yields == 0 {
+			t.Errorf("cache %+v: the loop exercised no preemption (%d) or yield (%d)", cache, st.Preemptions, st.Yields)
+		}
+		if (st.Refills > 0) != (cache.Refill > 0) {
+			t.Errorf("cache %+v: %d refills", cache, st.Refills)
+		}
 	}
 }
 
