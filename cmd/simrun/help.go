@@ -173,7 +173,9 @@ volume.toml, engine.toml, commit.toml and workload.toml presets: CPU per
 statement and per query, redo bytes per transaction and the server's
 settings from the 1-thread run with no sync; the CPU of a log write, of a
 flush and of a binlog sync from the 1-thread runs that add one; the CPU of
-a wake-up from the harness's wake probe; the volume from fio: FIO.json, or
+a wake-up from the harness's wake probe; the caches' refill
+(machine.cache_refill) from the 16-thread run with no sync, when there is
+one (0 otherwise); the volume from fio: FIO.json, or
 without it the fio run the harness made right after its matrix (harness.py
 --fio), the device's latencies of the same minutes. See docs/realdb.md.
   simrun calibrate fio.json --harness matrix.json -o calibrated
