@@ -46,11 +46,9 @@ type Calibration struct {
 	// flush=0), commit.cpu.write; 0 without a flush=2 run.
 	RedoWriteCPU time.Duration
 	// CacheRefill is machine.cache_refill: what the CPU a transaction
-	// (server and client) grows by from the base runs to the
-	// CrowdThreads-thread runs with no sync, per query; 0 without such
-	// runs.
-	CacheRefill  time.Duration
-	CrowdThreads int
+	// (server and client) grows by from the base runs to the 16-thread
+	// runs with no sync (crowdThreads), per query; 0 without such runs.
+	CacheRefill time.Duration
 
 	Notes []string // one line per choice made, written into the presets
 }
@@ -480,13 +478,18 @@ func (c *Calibration) CrowdFrom(d *Doc, name string) bool {
 	if c.CacheRefill > 0 {
 		return false
 	}
-	c.Notes = c.Notes[:len(c.Notes):len(c.Notes)] // appends must not reach a shared array
-	var found bool
+	// Its note replaces the one that said this document has no such runs.
+	notes := c.Notes[:0]
+	for _, n := range c.Notes {
+		if !strings.HasPrefix(n, "machine.cache_refill ") {
+			notes = append(notes, n)
+		}
+	}
+	c.Notes = notes
 	c.cacheRefill(d.Summarise(), func(f string, a ...any) {
 		c.Notes = append(c.Notes, fmt.Sprintf(f, a...)+" ("+name+", the same hour)")
-		found = c.CacheRefill > 0
 	})
-	return found
+	return c.CacheRefill > 0
 }
 
 // crowdThreads is the thread count whose no-sync runs give
@@ -517,6 +520,5 @@ func (c *Calibration) cacheRefill(pts []Point, note func(string, ...any)) {
 		return
 	}
 	c.CacheRefill = time.Duration(math.Round((cpu - base) * 1e3 / q))
-	c.CrowdThreads = crowdThreads
 	note("machine.cache_refill = %v: the CPU a transaction (mariadbd + sysbench) grows from %.1fus at 1 thread to %.1fus at %d threads (binlog off, flush=0, mean of %d runs), per query (%.1f a transaction)", sim.Duration(c.CacheRefill), base, cpu, crowdThreads, len(crowd.Runs), q)
 }

@@ -441,3 +441,53 @@ func TestCalibrateEmbeddedFio(t *testing.T) {
 		t.Errorf("the kept fio run is not noted: %q", kept.Notes)
 	}
 }
+
+// TestCacheRefillCalibration: the refill comes from the 16-thread runs with
+// no sync (the aged matrix: 293.8 -> 373.3 us over 6 queries); a capped
+// document, whose base runs are at 1 thread, gets 0 and can take it from a
+// document of the same hour, whose note then replaces its own.
+func TestCacheRefillCalibration(t *testing.T) {
+	load := func(p string) *Doc {
+		t.Helper()
+		b, err := os.ReadFile("../../docs/data/realdb/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := Load(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	fio := func(p string) []byte {
+		t.Helper()
+		b, err := os.ReadFile("../../docs/data/realdb/" + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	refillNotes := func(c Calibration) int {
+		n := 0
+		for _, s := range c.Notes {
+			if strings.HasPrefix(s, "machine.cache_refill ") {
+				n++
+			}
+		}
+		return n
+	}
+	ref := mustCalibrate(t, load("matrix-2vcpu-10x100k-aged-idle.json"), fio("fio-2vcpu-idle.json"))
+	if ref.CacheRefill != 13251*time.Nanosecond {
+		t.Errorf("aged matrix: refill %v, want 13.251us", ref.CacheRefill)
+	}
+	c := mustCalibrate(t, load("caps-2vcpu-10x1M-bp4G-redo2G-base2.json"), fio("fio-2vcpu-caps-bp4G-redo2G-2.json"))
+	if c.CacheRefill != 0 || refillNotes(c) != 1 {
+		t.Fatalf("capped document: refill %v with %d notes, want 0 and a note that says why", c.CacheRefill, refillNotes(c))
+	}
+	if !c.CrowdFrom(load("threads-2vcpu-10x1M-bp4G-redo2G.json"), "threads") || c.CacheRefill <= 0 || refillNotes(c) != 1 {
+		t.Errorf("from the same hour's threads document: refill %v with %d notes, want > 0 and one note", c.CacheRefill, refillNotes(c))
+	}
+	if c.CrowdFrom(load("threads-2vcpu-10x1M-bp4G-redo2G.json"), "threads") {
+		t.Error("a calibration that has a refill took another")
+	}
+}
