@@ -110,12 +110,11 @@ func (m Machine) Validate() error {
 	if err != nil {
 		errs = append(errs, err)
 	}
-	if r := m.CacheRefill.D(); r < 0 || r > time.Millisecond {
-		errs = append(errs, fmt.Errorf("cache_refill: must be in [0, 1ms], got %v", m.CacheRefill))
-	} else if r > 0 && m.Scheduler != "eevdf" {
+	cache := sim.CacheConfig{Refill: m.CacheRefill.D(), Decay: m.CacheDecay.D()}
+	if err := cache.ValidateAs("cache_refill", "cache_decay"); err != nil {
+		errs = append(errs, err)
+	} else if cache.Refill > 0 && m.Scheduler != "eevdf" {
 		errs = append(errs, fmt.Errorf("cache_refill: needs scheduler = \"eevdf\", got %v with %q", m.CacheRefill, m.Scheduler))
-	} else if d := m.CacheDecay.D(); r > 0 && (d < time.Microsecond || d > time.Second) {
-		errs = append(errs, fmt.Errorf("cache_decay: must be in [1us, 1s] when cache_refill > 0, got %v", m.CacheDecay))
 	}
 	return errors.Join(errs...)
 }

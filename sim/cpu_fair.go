@@ -129,13 +129,17 @@ type CacheConfig struct {
 }
 
 // Validate reports a parameter out of range.
-func (c CacheConfig) Validate() error {
+func (c CacheConfig) Validate() error { return c.ValidateAs("refill", "decay") }
+
+// ValidateAs is Validate with the parameters named as the caller's
+// configuration names them.
+func (c CacheConfig) ValidateAs(refill, decay string) error {
 	var errs []error
 	if c.Refill < 0 || c.Refill > time.Millisecond {
-		errs = append(errs, fmt.Errorf("refill: must be in [0, 1ms], got %v", c.Refill))
+		errs = append(errs, fmt.Errorf("%s: must be in [0, 1ms], got %v", refill, c.Refill))
 	}
 	if c.Refill > 0 && (c.Decay < time.Microsecond || c.Decay > time.Second) {
-		errs = append(errs, fmt.Errorf("decay: must be in [1us, 1s] when refill > 0, got %v", c.Decay))
+		errs = append(errs, fmt.Errorf("%s: must be in [1us, 1s] when %s > 0, got %v", decay, refill, c.Decay))
 	}
 	return errors.Join(errs...)
 }
