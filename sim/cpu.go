@@ -59,12 +59,9 @@ type cpuJob struct {
 	queued Time
 
 	// Fair policy only (its scheduling key is a fairKey).
-	th *CPUThread // whose lag the job carries, or nil
-	// owner is the thread whose caches the job uses (CacheConfig): th,
-	// or for WakeFor a thread whose lag the job does not carry.
-	owner *CPUThread
-	left  time.Duration // CPU left in the current segment (or the wake)
-	ran   bool          // started once (counted in the statistics)
+	th   *CPUThread    // whose lag and caches (CacheConfig) the job carries, or nil
+	left time.Duration // CPU left in the current segment (or the wake)
+	ran  bool          // started once (counted in the statistics)
 }
 
 func (j *cpuJob) remaining() time.Duration {
@@ -151,7 +148,7 @@ func (c *CPU) RunAs(th *CPUThread, segs []time.Duration, done func(any), arg any
 	if segs == nil {
 		segs = []time.Duration{}
 	}
-	c.submit(cpuJob{segs: segs, done: done, arg: arg, queued: c.env.now, th: th, owner: th})
+	c.submit(cpuJob{segs: segs, done: done, arg: arg, queued: c.env.now, th: th})
 }
 
 // Wake queues a woken thread's continuation of d; done(arg) runs when it
@@ -168,20 +165,22 @@ func (c *CPU) WakeAs(th *CPUThread, d time.Duration, done func(any), arg any) {
 		panic(fmt.Sprintf("sim: negative CPU time %v", d))
 	}
 	c.wakes++
-	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, th: th, owner: th})
+	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, th: th})
 }
 
-// WakeFor is Wake for a continuation of thread th that is placed with no
-// lag, as Wake's, but uses th's caches (CacheConfig): the model's
-// commit-path wake-ups, whose lag the model does not follow, are still the
-// thread that slept. th may be nil.
-func (c *CPU) WakeFor(th *CPUThread, d time.Duration, done func(any), arg any) {
-	if d < 0 {
-		panic(fmt.Sprintf("sim: negative CPU time %v", d))
-	}
-	c.wakes++
-	c.submit(cpuJob{d: d, done: done, arg: arg, queued: c.env.now, owner: th})
+// Waker puts a thread back on a processor each time a blocking call it
+// sleeps in wakes it (disk.Sleeper: the device waits inside an fdatasync):
+// each wake-up costs Cost of CPU and, when the processors are busy, the
+// wait for one; the thread is placed with its lag (WakeAs), as Linux
+// places every task it wakes.
+type Waker struct {
+	CPU    *CPU
+	Thread *CPUThread
+	Cost   time.Duration
 }
+
+// Wake runs next(arg) once the thread has run its wake-up.
+func (w *Waker) Wake(next func(any), arg any) { w.CPU.WakeAs(w.Thread, w.Cost, next, arg) }
 
 func (c *CPU) submit(j cpuJob) {
 	if c.policy == Fair {

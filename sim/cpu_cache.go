@@ -22,8 +22,7 @@ import (
 // alternate on one processor each find their state (w is the other's
 // short burst), while a processor shared by many threads sends each back
 // to a cold cache. A thread with no identity (Run, Wake) is charged
-// nothing but counts in the others' w; WakeFor is a thread's wake-up that
-// uses its caches without carrying its lag.
+// nothing but counts in the others' w.
 //
 // With a refill the placement follows the cache too, as Linux's
 // select_idle_sibling does: a waking thread takes the processor it last ran
@@ -53,12 +52,12 @@ func (c *CPU) leave(s *cpuSlot, th *CPUThread) {
 func (c *CPU) arrive(s *cpuSlot) {
 	f := &c.fair
 	j := f.body(&s.fk)
-	if f.refill == 0 || j.owner == nil {
+	if f.refill == 0 || j.th == nil {
 		return
 	}
 	p := int64(f.refill)
-	if j.owner.slot == s.index+1 {
-		w := float64(c.slotRun(s) - j.owner.left)
+	if j.th.slot == s.index+1 {
+		w := float64(c.slotRun(s) - j.th.left)
 		p = int64(math.Round(f.refill * -math.Expm1(-w/f.decay)))
 	}
 	if p <= 0 {

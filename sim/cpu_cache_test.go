@@ -93,33 +93,6 @@ func TestCacheRefill(t *testing.T) {
 	}
 }
 
-// TestCacheWakeFor: a wake-up of a thread whose lag is not carried still
-// comes back to its caches, and leaves them as the thread.
-func TestCacheWakeFor(t *testing.T) {
-	env := New(1)
-	cpu, err := NewCPUWithPolicy(env, 1, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: CacheConfig{Refill: 10 * us, Decay: 100 * us}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, b := &CPUThread{}, &CPUThread{}
-	var woke time.Duration
-	env.At(0, func() { cpu.RunAs(a, []time.Duration{50 * us}, nil, nil) })
-	env.At(Time(100*us), func() { cpu.RunAs(b, []time.Duration{500 * us}, nil, nil) })
-	env.At(Time(700*us), func() { cpu.WakeFor(a, 5*us, func(any) { woke = time.Duration(env.Now()) }, nil) })
-	env.Run()
-	// b ran 510 us since a left: a's wake pays 10 us x (1 - e^-5.1).
-	want := 705*us + time.Duration(math.Round(10e3*-math.Expm1(-5.1)))
-	if woke != want {
-		t.Errorf("wake done at %v, want %v", woke, want)
-	}
-	if a.Lag() != 0 {
-		t.Errorf("the wake changed a's lag to %v", a.Lag())
-	}
-	if a.slot != 1 || a.left != 50e3+10e3+510e3+int64(want-700*us) {
-		t.Errorf("a left slot %d at run time %d", a.slot, a.left)
-	}
-}
-
 // TestCacheAffinity: with the cache model a thread that wakes takes the idle
 // processor it last ran on; without it, the most recently idled one.
 func TestCacheAffinity(t *testing.T) {

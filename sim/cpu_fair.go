@@ -368,7 +368,7 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	k := fairKey{seq: f.seq, id: f.add(&j)}
 	f.seq++
 	if c.busy < c.servers {
-		s := &c.slots[c.takeIdle(j.owner)]
+		s := &c.slots[c.takeIdle(j.th)]
 		c.enqueue(c.rq(s), &k, lag)
 		c.busy++
 		s.fk = k
@@ -383,7 +383,7 @@ func (c *CPU) fairSubmit(j cpuJob) {
 			t = q
 		}
 	}
-	t = c.affine(j.owner, t)
+	t = c.affine(j.th, t)
 	s := &c.slots[t]
 	r := c.rq(s)
 	c.enqueue(r, &k, lag)
@@ -476,7 +476,7 @@ func (c *CPU) sync(s *cpuSlot) {
 // threads, in the place of the i-th waiting one, which runs instead: the
 // two trade keys (the order of r.wait does not matter, see takeInto).
 func (c *CPU) switchTo(s *cpuSlot, r *cpuRQ, i int) {
-	c.leave(s, c.fair.body(&s.fk).owner)
+	c.leave(s, c.fair.body(&s.fk).th)
 	r.wait[i], s.fk = s.fk, r.wait[i]
 	c.fairStart(s)
 }
@@ -556,7 +556,7 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	if j.th != nil {
 		j.th.vlag = lag
 	}
-	c.leave(s, j.owner)
+	c.leave(s, j.th)
 	done, arg := j.done, j.arg
 	*j = cpuJob{} // keeps no references
 	f.free = append(f.free, cur.id)

@@ -171,10 +171,10 @@ func (b *binlogFile) onWBDone(any) {
 	b.pump()
 }
 
-// sync is fdatasync: write the dirty pages, then flush (with the journal
-// commit of the new size). wrote(arg) runs when the data write completes,
-// done(arg) when the sync does.
-func (b *binlogFile) sync(wrote func(any), done func(any), arg any) {
+// sync is fdatasync by thread by: write the dirty pages, then flush (with
+// the journal commit of the new size). wrote(arg) runs when the data write
+// completes, done(arg) when the sync does.
+func (b *binlogFile) sync(by disk.Sleeper, wrote func(any), done func(any), arg any) {
 	b.Syncs++
 	from := b.clean / osPage * osPage
 	to := (b.end + osPage - 1) / osPage * osPage
@@ -186,7 +186,7 @@ func (b *binlogFile) sync(wrote func(any), done func(any), arg any) {
 	b.clean = b.end
 	b.dirty = false
 	b.allocated = false // fdatasync commits the journal itself
-	b.file.Sync(done, arg)
+	b.file.SyncBy(by, done, arg)
 }
 
 // writeback is one run of the kernel flusher thread: an inode dirty for

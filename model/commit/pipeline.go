@@ -71,13 +71,16 @@ type Sources struct {
 // "Group Commit for the Binary Log", "InnoDB-Based Binary Log";
 // ha_innodb.cc trx_commit_complete_for_mysql, trx0trx.cc trx_prepare.)
 type Pipeline struct {
-	env   *sim.Env
-	eng   Engine
-	cpu   *sim.CPU
-	vol   *disk.Volume
-	cfg   Config
-	mode  BinlogMode
-	flush FlushPolicy
+	env *sim.Env
+	eng Engine
+	cpu *sim.CPU
+	// sleeper is the binlog group's leader asleep in fdatasync (LOCK_log
+	// held): it wakes from each device wait inside the call.
+	sleeper sim.Waker
+	vol     *disk.Volume
+	cfg     Config
+	mode    BinlogMode
+	flush   FlushPolicy
 
 	file *binlogFile
 
@@ -348,7 +351,8 @@ func (p *Pipeline) afterWrite() {
 			p.dqWrite = 0
 			p.wsize = (p.file.end+osPage-1)/osPage*osPage - p.file.clean/osPage*osPage
 			p.synced = true
-			p.file.sync(p.wrote, p.syncDone, nil)
+			p.sleeper = sim.Waker{CPU: p.cpu, Thread: p.group[0].Thread, Cost: p.wakeup}
+			p.file.sync(&p.sleeper, p.wrote, p.syncDone, nil)
 			return
 		}
 	}

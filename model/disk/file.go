@@ -61,6 +61,7 @@ type fsys struct {
 	journal journal
 
 	writeDone, flushed, inodeWritten func(any)
+	dataSynced, flushNow             func(any)
 }
 
 func (fs *fsys) init(env *sim.Env, dev blockDev, cfg *Config, queued *time.Duration) {
@@ -68,6 +69,8 @@ func (fs *fsys) init(env *sim.Env, dev blockDev, cfg *Config, queued *time.Durat
 	fs.writeDone = fs.onWriteDone
 	fs.flushed = fs.onSyncFlushed
 	fs.inodeWritten = fs.onInodeWritten
+	fs.dataSynced = fs.onDataWoke
+	fs.flushNow = fs.submitFlush
 	fs.journal.init(fs)
 }
 
@@ -79,6 +82,7 @@ type fileOp struct {
 	written bool          // sync: the file was written since the last sync
 	size    int64         // sync: file size it makes durable
 	queue   time.Duration // sync: queue time of its flush or journal commit
+	by      Sleeper       // sync: the thread asleep in it (nil: none on a processor)
 	done    func(any)
 	arg     any
 }
@@ -234,9 +238,30 @@ func (f *File) ReadAt(off, size int64, src Source, done func(any), arg any) {
 // appending file pays about two more device round trips per sync than a
 // preallocated one (mechanisms-notes §1.3). With journal = none see
 // syncInode.
-func (f *File) Sync(done func(any), arg any) {
+func (f *File) Sync(done func(any), arg any) { f.SyncBy(nil, done, arg) }
+
+// Sleeper is the thread asleep in a blocking file operation. Linux puts
+// the caller of fdatasync to sleep at each device wait inside the call,
+// and each completion only makes it runnable: it needs a processor again
+// before it submits the next step (fs/ext4/fsync.c, ext4_sync_file:
+// file_write_and_wait_range waits for the data's write-back or the
+// O_DIRECT write before it; without a journal ext4_fsync_nojournal's
+// sync_mapping_buffers waits for the inode block; blkdev_issue_flush waits
+// in submit_bio_wait). Wake runs next(arg) once the thread runs again.
+type Sleeper interface {
+	Wake(next func(any), arg any)
+}
+
+// SyncBy is Sync called by thread s, which sleeps through each device wait
+// inside the call: the writes it waits for, the inode block (journal =
+// none), each needing s back on a processor before the next step (see
+// Sleeper). With a journal the caller sleeps once more, in
+// jbd2_log_wait_commit, until the commit is durable (jbd2's own thread and
+// its wake-ups are not modelled). done(arg) runs when the last device wait
+// ends; the caller's own wake-up from it is the caller's. s nil is Sync.
+func (f *File) SyncBy(s Sleeper, done func(any), arg any) {
 	op := f.fs.ops.Get()
-	op.f, op.seq, op.done, op.arg = f, f.issued, done, arg
+	op.f, op.seq, op.done, op.arg, op.by = f, f.issued, done, arg, s
 	op.grown = !f.prealloc && (f.size > f.syncedSize || f.appended) || f.converted
 	op.written = f.written
 	f.converted, f.appended, f.written = false, false, false
@@ -279,6 +304,11 @@ func (fs *fsys) onWriteDone(a any) {
 	if n > 0 {
 		ready := f.syncs[:n]
 		for _, s := range ready {
+			if s.by != nil {
+				// The syncing thread slept on these writes.
+				s.by.Wake(fs.dataSynced, s)
+				continue
+			}
 			fs.syncData(s)
 		}
 		m := copy(f.syncs, f.syncs[n:])
@@ -290,6 +320,9 @@ func (fs *fsys) onWriteDone(a any) {
 	}
 }
 
+// onDataWoke: the thread that slept on a sync's writes runs again.
+func (fs *fsys) onDataWoke(a any) { fs.syncData(a.(*fileOp)) }
+
 // syncData runs once a sync's writes are acknowledged.
 func (fs *fsys) syncData(op *fileOp) {
 	if fs.cfg.Journal == JournalNone {
@@ -300,7 +333,7 @@ func (fs *fsys) syncData(op *fileOp) {
 		fs.journal.request(op)
 		return
 	}
-	fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
+	fs.submitFlush(op)
 }
 
 // inodeFile is the file id of the inode table (journal = none).
@@ -325,7 +358,7 @@ const inodeFile int32 = -2
 // which only moves the head of an hdd).
 func (fs *fsys) syncInode(op *fileOp) {
 	if !op.written && !op.grown {
-		fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
+		fs.submitFlush(op)
 		return
 	}
 	var id int64
@@ -335,11 +368,21 @@ func (fs *fsys) syncInode(op *fileOp) {
 	fs.dev.Submit(Request{Op: Write, File: inodeFile, Offset: id * journalBlock, Size: journalBlock, Source: SourceJournal, Done: fs.inodeWritten, Arg: op})
 }
 
-// onInodeWritten: the inode block is on the device; flush.
+// onInodeWritten: the inode block is on the device; flush, once the
+// thread that slept on the block runs again.
 func (fs *fsys) onInodeWritten(a any) {
 	op := a.(*fileOp)
 	op.queue += *fs.queued
-	fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: op})
+	if op.by != nil {
+		op.by.Wake(fs.flushNow, op)
+		return
+	}
+	fs.submitFlush(op)
+}
+
+// submitFlush sends a sync's device flush (blkdev_issue_flush).
+func (fs *fsys) submitFlush(a any) {
+	fs.dev.Submit(Request{Op: Flush, Source: SourceOther, Done: fs.flushed, Arg: a})
 }
 
 func (fs *fsys) onSyncFlushed(a any) {

@@ -380,3 +380,78 @@ func TestNoJournalCommit(t *testing.T) {
 		t.Errorf("done %v, %d commits, %d writes: want done, none, none", done, v.JournalCommits(), v.Iostat().Writes)
 	}
 }
+
+// sleeper is a thread that needs delay of processor after each wake-up.
+type sleeper struct {
+	env   *sim.Env
+	delay time.Duration
+	wakes int
+}
+
+func (s *sleeper) Wake(next func(any), arg any) {
+	s.wakes++
+	s.env.After(s.delay, func() { next(arg) })
+}
+
+// SyncBy: the syncing thread sleeps at each device wait inside the call
+// (ext4_sync_file) and each wake-up delays the next step by the thread's
+// time to run again, so the sync ends wakes x delay after the same sync
+// with no thread.
+func TestSyncBy(t *testing.T) {
+	const delay = 50 * time.Microsecond
+	for _, tc := range []struct {
+		name    string
+		journal string
+		write   bool // write before the sync
+		acked   bool // and wait for its ack before syncing
+		wakes   int
+	}{
+		{"no journal: write pending -> data, inode block", JournalNone, true, false, 2},
+		{"no journal: write acked -> inode block", JournalNone, true, true, 1},
+		{"no journal: nothing written -> flush alone", JournalNone, false, false, 0},
+		{"journal: write pending -> data", JournalOrdered, true, false, 1},
+		{"journal: write acked -> none", JournalOrdered, true, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := func(by *sleeper) time.Duration {
+				env := sim.New(3)
+				cfg := loadPreset(t, "network-15k-120MBps")
+				cfg.Journal = tc.journal
+				v, err := New(env, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := v.OpenFile("log", true)
+				var end sim.Time
+				sync := func(any) {
+					var s Sleeper
+					if by != nil {
+						by.env = env
+						s = by
+					}
+					f.SyncBy(s, func(any) { end = env.Now() }, nil)
+				}
+				switch {
+				case tc.write && tc.acked:
+					f.WriteAt(0, 4096, SourceOther, sync, nil)
+				case tc.write:
+					f.WriteAt(0, 4096, SourceOther, nil, nil)
+					sync(nil)
+				default:
+					sync(nil)
+				}
+				env.Run()
+				return time.Duration(end)
+			}
+			base := run(nil)
+			by := &sleeper{delay: delay}
+			got := run(by)
+			if by.wakes != tc.wakes {
+				t.Errorf("%d wake-ups, want %d", by.wakes, tc.wakes)
+			}
+			if d := got - base; d != time.Duration(tc.wakes)*delay {
+				t.Errorf("sync took %v longer with a sleeping thread, want %d x %v", d, tc.wakes, delay)
+			}
+		})
+	}
+}

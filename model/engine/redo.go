@@ -79,14 +79,14 @@ type Redo struct {
 	// commit lock or in the leader's I/O and needs a processor to go on.
 	cpu      *sim.CPU
 	wakeup   time.Duration
-	writeCPU time.Duration        // CPU of one round's log write (SetLogCPU)
-	syncCPU  time.Duration        // CPU of one fdatasync beyond its write (SetLogCPU)
-	wrote    bool                 // this round wrote the log to the device
-	woke     sim.FIFO[redoWaiter] // followers woken, in processor order
+	writeCPU time.Duration // CPU of one round's log write (SetLogCPU)
+	syncCPU  time.Duration // CPU of one fdatasync beyond its write (SetLogCPU)
+	wrote    bool          // this round wrote the log to the device
 	wokeCB   func(any)
 	finishCB func(any)
 	leadCB   func(any)
 	leaderTL *Timeline // the round's leader, if a client thread
+	sleeper  sim.Waker // the leader, asleep in its pwrite and fdatasync
 	tIO      sim.Time  // the round's I/O completed
 
 	// statistics (since ResetStats)
@@ -156,10 +156,12 @@ func (r *Redo) SetCPU(cpu *sim.CPU, wakeup time.Duration) {
 // without a client thread (the once-per-second flush) charge nothing.
 func (e *Engine) SetLogCPU(write, sync time.Duration) { e.Redo.writeCPU, e.Redo.syncCPU = write, sync }
 
-func (r *Redo) onWoke(any) {
-	w := r.woke.Pop()
-	w.tl.MarkCPU(r.env.Now(), int64(r.wakeup))
-	w.fn(w.arg)
+func (r *Redo) onWoke(a any) {
+	tl := a.(*Timeline)
+	fn, arg := tl.wakeFn, tl.wakeArg
+	tl.wakeFn, tl.wakeArg = nil, nil
+	tl.MarkCPU(r.env.Now(), int64(r.wakeup))
+	fn(arg)
 }
 
 // LSN returns the current log sequence number (bytes generated).
@@ -278,6 +280,13 @@ func (r *Redo) startRound() {
 		r.Writes++
 	}
 	if r.doSync {
+		if r.cpu != nil && r.leaderTL != nil {
+			// The leader sleeps in its pwrite and in fdatasync's inode
+			// write, and wakes from each before the next step.
+			r.sleeper = sim.Waker{CPU: r.cpu, Thread: r.leaderTL.Thread, Cost: r.wakeup}
+			r.file.SyncBy(&r.sleeper, r.syncCB, nil)
+			return
+		}
 		r.file.Sync(r.syncCB, nil)
 		return
 	}
@@ -312,7 +321,7 @@ func (r *Redo) leaderWakes() {
 		if r.doSync {
 			d += r.syncCPU
 		}
-		r.cpu.WakeFor(r.leaderTL.Thread, d, r.finishCB, nil)
+		r.cpu.WakeAs(r.leaderTL.Thread, d, r.finishCB, nil)
 		return
 	}
 	r.finishRound()
@@ -374,7 +383,7 @@ func (r *Redo) finishRound() {
 		if r.cpu != nil && r.waiters[0].tl != nil {
 			// release() woke a new leader; it runs when it gets a processor.
 			r.busy = true
-			r.cpu.WakeFor(r.waiters[0].tl.Thread, r.wakeup, r.leadCB, nil)
+			r.cpu.WakeAs(r.waiters[0].tl.Thread, r.wakeup, r.leadCB, nil)
 		} else {
 			r.startRound()
 		}
@@ -390,8 +399,8 @@ func (r *Redo) finishRound() {
 			w.tl.Charge(&ph)
 		}
 		if r.cpu != nil && w.tl != nil && w.tl != leader && w.fn != nil {
-			r.woke.Push(w)
-			r.cpu.WakeFor(w.tl.Thread, r.wakeup, r.wokeCB, nil)
+			w.tl.wakeFn, w.tl.wakeArg = w.fn, w.arg
+			r.cpu.WakeAs(w.tl.Thread, r.wakeup, r.wokeCB, w.tl)
 			continue
 		}
 		if w.fn != nil {

@@ -71,8 +71,13 @@ type Timeline struct {
 
 	// Thread is the CPU thread whose transaction this is (nil for
 	// background work): the log's wake-ups of it use its caches
-	// (sim.CPU.WakeFor). Begin keeps it.
+	// (sim.CPU.WakeAs). Begin keeps it.
 	Thread *sim.CPUThread
+
+	// The redo log's callback for the thread while its wake-up waits for
+	// a processor (wake-ups need not finish in the order they were made).
+	wakeFn  func(any)
+	wakeArg any
 }
 
 // SetTrace records the timeline's stretches on track of rec (nil: off).
