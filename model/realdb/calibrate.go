@@ -206,22 +206,36 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
 	}
 
-	// A thread's wake-up, from the probe when the harness ran it: the
-	// model charges it apart (engine.cpu.wakeup) at every wake of the
-	// commit path, so the per-I/O CPUs below are measured less one each.
-	var wake time.Duration
+	// A thread's wake-up, from the probe when the harness ran it, else
+	// the model's assumption: the model charges it apart
+	// (engine.cpu.wakeup) at every wake of the commit path, and the
+	// measured per-I/O CPUs hold the real ones, so they are taken less
+	// the wake-ups the model charges for one: the write's, or a sync's
+	// sleeps (syncWakes). Without that the wake-ups count twice.
 	if us, n := d.WakeProbe.CrossCPU(); n > 0 {
 		e.CPU.Wakeup = sim.Duration(math.Round(us * 1e3))
-		wake = e.CPU.Wakeup.D()
 		note("engine.cpu.wakeup = %v: the median CPU of a wake-up across the two vCPUs, %d runs of scripts/realdb/wake.c before and after the matrix", e.CPU.Wakeup, n)
+	} else {
+		note("engine.cpu.wakeup = %v: the model's assumption (the document has no wake-up probe, harness --wake-probe)", e.CPU.Wakeup)
 	}
-	less := func(d time.Duration) time.Duration { return max(0, d-wake) }
-	// lessNote says what less took off, when it took anything.
-	lessNote := func(d time.Duration) string {
-		if wake == 0 {
-			return ""
+	wake := e.CPU.Wakeup.D()
+	less := func(d time.Duration, wakes float64) time.Duration {
+		return max(0, d-time.Duration(math.Round(wakes*float64(wake))))
+	}
+	// lessNote says what less took off, when it took anything, and when
+	// it kept a negative figure at 0.
+	lessNote := func(d time.Duration, wakes float64) string {
+		floor := ""
+		if less(d, wakes) == 0 {
+			floor = ", at least 0"
 		}
-		return fmt.Sprintf(" (%v measured, less the leader's wake-up %v)", sim.Duration(d), sim.Duration(wake))
+		if wake == 0 {
+			if floor == "" {
+				return ""
+			}
+			return fmt.Sprintf(" (%v measured%s)", sim.Duration(d), floor)
+		}
+		return fmt.Sprintf(" (%v measured, less %.2f wake-ups of %v, which the model charges apart%s)", sim.Duration(d), wakes, sim.Duration(wake), floor)
 	}
 
 	// The CPU of the commit path's log I/O: a log write alone (flush=2, an
@@ -231,8 +245,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	if ok2 {
 		if w := perExtra(base, p2, func(f Figures) float64 { return f.WritesPerTx }); w > 0 {
 			c.RedoWriteCPU = w
-			c.Commit.CPU.Write = sim.Duration(less(w))
-			note("commit.cpu.write = %v: a redo write (flush=2 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device write%s", c.Commit.CPU.Write, lessNote(w))
+			c.Commit.CPU.Write = sim.Duration(less(w, 1))
+			note("commit.cpu.write = %v: a redo write (flush=2 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device write%s", c.Commit.CPU.Write, lessNote(w, 1))
 		}
 	}
 	if p1, ok := Find(pts, false, 0, 1, 1); ok {
@@ -240,20 +254,26 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		switch {
 		case c.RedoWriteCPU > 0:
 			// The flush beyond the write: flush=1 against flush=2.
-			d := syncCPU(p2, p1)
-			c.Commit.CPU.Sync = sim.Duration(max(0, d))
-			note("commit.cpu.sync = %v: a redo sync's flush (flush=1 vs 2, binlog off, 1 thread) adds this much mariadbd CPU per device flush beyond the write's commit.cpu.write (%.1fus measured, at least 0)", c.Commit.CPU.Sync, float64(d)/1e3)
+			// flush=2's wake-up after its write is flush=1's after its
+			// flush; the sync adds the sleep in the O_DIRECT pwrite before
+			// it and the inode block's: syncWakes's one plus the extra
+			// writes per flush.
+			d, n := syncCPU(p2, p1), syncWakes(p2, p1)
+			c.Commit.CPU.Sync = sim.Duration(less(d, n))
+			note("commit.cpu.sync = %v: a redo sync's flush (flush=1 vs 2, binlog off, 1 thread) adds this much mariadbd CPU per device flush beyond the write's commit.cpu.write%s", c.Commit.CPU.Sync, lessNote(d, n))
 		case c.RedoSyncCPU > 0:
-			c.Commit.CPU.Sync = sim.Duration(less(c.RedoSyncCPU))
-			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush%s; with no flush=2 run it carries the write's CPU too", c.Commit.CPU.Sync, lessNote(c.RedoSyncCPU))
+			n := syncWakes(base, p1)
+			c.Commit.CPU.Sync = sim.Duration(less(c.RedoSyncCPU, n))
+			note("commit.cpu.sync = %v: a redo sync (flush=1 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device flush%s; with no flush=2 run it carries the write's CPU too", c.Commit.CPU.Sync, lessNote(c.RedoSyncCPU, n))
 		}
 	}
 	if b0, ok := Find(pts, true, 0, 0, 1); ok {
 		if b1, ok := Find(pts, true, 1, 0, 1); ok {
 			c.BinlogSyncCPU = syncCPU(b0, b1)
 			if c.BinlogSyncCPU > 0 {
-				c.Commit.CPU.BinlogSync = sim.Duration(less(c.BinlogSyncCPU))
-				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush%s", c.Commit.CPU.BinlogSync, lessNote(c.BinlogSyncCPU))
+				n := syncWakes(b0, b1)
+				c.Commit.CPU.BinlogSync = sim.Duration(less(c.BinlogSyncCPU, n))
+				note("commit.cpu.binlog_sync = %v: a binlog sync (sync_binlog=1 vs 0, flush=0, 1 thread) adds this much mariadbd CPU per device flush%s", c.Commit.CPU.BinlogSync, lessNote(c.BinlogSyncCPU, n))
 			}
 		} else if b11, ok := Find(pts, true, 1, 1, 1); ok && c.RedoSyncCPU > 0 {
 			// No sync_binlog=1, flush=0 run (the CI matrix): 1/1 against
@@ -261,8 +281,9 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 			// is left after the redo's.
 			if d := binlogSyncCPU(b0, b11, c.RedoSyncCPU); d > 0 {
 				c.BinlogSyncCPU = d
-				c.Commit.CPU.BinlogSync = sim.Duration(less(d))
-				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's%s", c.Commit.CPU.BinlogSync, lessNote(d))
+				n := syncWakes(b0, b11)
+				c.Commit.CPU.BinlogSync = sim.Duration(less(d, n))
+				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's%s", c.Commit.CPU.BinlogSync, lessNote(d, n))
 			}
 		}
 	}
@@ -300,6 +321,22 @@ func perExtra(without, with Point, per func(Figures) float64) time.Duration {
 		return 0
 	}
 	return time.Duration(math.Round((cpu(with) - cpu(without)) / n * 1e3))
+}
+
+// syncWakes is the wake-ups the model charges for each sync that with adds
+// to without: the one after the call, and one after each device wait
+// before its flush (disk.Sleeper: the writes it waits for, the inode
+// block), which the extra device writes per extra flush count, at most the
+// model's two.
+func syncWakes(without, with Point) float64 {
+	mean := func(p Point, per func(Figures) float64) float64 { return p.Range(per).Mean }
+	flushes := func(f Figures) float64 { return f.FlushesPerTx }
+	writes := func(f Figures) float64 { return f.WritesPerTx }
+	df := mean(with, flushes) - mean(without, flushes)
+	if df <= 0.1 {
+		return 1
+	}
+	return 1 + min(2, max(0, (mean(with, writes)-mean(without, writes))/df))
 }
 
 // binlogSyncCPU is the CPU of the binlog syncs that with adds to

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"simrun/model/engine"
 	"strings"
 	"testing"
 	"time"
@@ -355,8 +356,8 @@ func TestRunAges(t *testing.T) {
 
 // The wake-up probe, when the harness ran it, sets engine.cpu.wakeup to
 // the median cross-vCPU figure, and the per-I/O CPUs measured at 1 thread
-// lose one wake-up each, which the model charges apart; without it they
-// stay as measured.
+// lose the wake-ups the model charges apart: one for a write, syncWakes
+// for a sync; without it they lose the model's assumed wake-ups.
 func TestCalibrateWakeProbe(t *testing.T) {
 	w := &WakeProbe{
 		Before: []WakeRun{{Pin: "0/1", CPUUs: 13}, {Pin: "0/1", CPUUs: 15}, {Pin: "0/0", CPUUs: 8}},
@@ -383,16 +384,33 @@ func TestCalibrateWakeProbe(t *testing.T) {
 	if plain.Commit.CPU.Write == 0 || plain.Commit.CPU.BinlogSync == 0 {
 		t.Fatalf("test set-up: the quiet matrix gives write %v, binlog_sync %v", plain.Commit.CPU.Write, plain.Commit.CPU.BinlogSync)
 	}
+	b0, ok0 := Find(d.Summarise(), true, 0, 0, 1)
+	b1, ok1 := Find(d.Summarise(), true, 1, 0, 1)
+	if !ok0 || !ok1 {
+		t.Fatal("test set-up: the quiet matrix has no binlog 0/0 and 1/0 runs at 1 thread")
+	}
+	syncs := syncWakes(b0, b1)
 	for _, x := range []struct {
 		key          string
 		plain, probe time.Duration
+		wakes        float64
 	}{
-		{"write", plain.Commit.CPU.Write.D(), probed.Commit.CPU.Write.D()},
-		{"binlog_sync", plain.Commit.CPU.BinlogSync.D(), probed.Commit.CPU.BinlogSync.D()},
+		{"write", plain.Commit.CPU.Write.D(), probed.Commit.CPU.Write.D(), 1},
+		{"binlog_sync", plain.Commit.CPU.BinlogSync.D(), probed.Commit.CPU.BinlogSync.D(), syncs},
 	} {
-		if x.plain-x.probe != wake {
-			t.Errorf("commit.cpu.%s: %v without the probe, %v with it; want one wake-up (%v) less", x.key, x.plain, x.probe, wake)
+		assumed := plain.Engine.CPU.Wakeup.D()
+		if assumed != engine.DefaultConfig().CPU.Wakeup.D() {
+			t.Errorf("wakeup without the probe %v, want the engine's default", assumed)
 		}
+		want := time.Duration(math.Round(x.wakes*float64(wake))) - time.Duration(math.Round(x.wakes*float64(assumed)))
+		if x.plain-x.probe != want {
+			t.Errorf("commit.cpu.%s: %v without the probe, %v with it; want %.2f wake-ups of %v rather than of %v (%v) less", x.key, x.plain, x.probe, x.wakes, wake, assumed, want)
+		}
+	}
+	// A binlog sync on an appending file waits for its write and for the
+	// jbd2 commit's writes: two device writes per flush, the model's cap.
+	if syncs != 3 {
+		t.Errorf("syncWakes(binlog 0/0, 1/0) = %.2f, want 3 (one after the call, two sleeps before its flush)", syncs)
 	}
 }
 
@@ -489,5 +507,35 @@ func TestCacheRefillCalibration(t *testing.T) {
 	}
 	if c.CrowdFrom(load("threads-2vcpu-10x1M-bp4G-redo2G.json"), "threads") {
 		t.Error("a calibration that has a refill took another")
+	}
+}
+
+// syncWakes: one wake-up after the call, plus one per device write the
+// sync waits for before its flush, at most two; no extra flush, no sleeps.
+func TestSyncWakes(t *testing.T) {
+	pt := func(flushes []float64, writes ...float64) Point {
+		var p Point
+		for i := range flushes {
+			p.Runs = append(p.Runs, Figures{FlushesPerTx: flushes[i], WritesPerTx: writes[i]})
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name          string
+		without, with Point
+		want          float64
+	}{
+		{"no extra flush", pt([]float64{0}, 1), pt([]float64{0.05}, 3), 1},
+		{"flush alone", pt([]float64{0}, 1), pt([]float64{1}, 1), 1},
+		{"write and flush", pt([]float64{0}, 0), pt([]float64{1}, 1), 2},
+		{"journal commit: capped at two", pt([]float64{0}, 1), pt([]float64{1}, 5), 3},
+		{"fewer writes", pt([]float64{0}, 2), pt([]float64{1}, 1), 1},
+		{"repeats averaged", pt([]float64{0, 0}, 1, 1), pt([]float64{0.9, 1.1}, 2, 2.5), 2.25},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := syncWakes(tc.without, tc.with); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("syncWakes = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }

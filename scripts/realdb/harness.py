@@ -288,6 +288,7 @@ class Harness:
         s = {"t": time.time(), "status": self.status(), "metrics": self.metrics(),
              "disk": read_diskstat(self.devname), "proc": read_procstat(),
              "mariadbd": read_pidstat(self.server.pid), "loadavg": read_loadavg(),
+             "mariadbd_tasks": read_taskstats(self.server.pid),
              "interrupts": read_interrupts(),
              "children": resource.getrusage(resource.RUSAGE_CHILDREN)}
         if self.cgroup:
@@ -792,7 +793,25 @@ def machine_deltas(b, e):
                     "mariadbd_stime_s": (e["mariadbd"][1] - b["mariadbd"][1]) / TICK,
                     "machine_ticks_delta": {k: e["proc"][k] - b["proc"][k] for k in PROCSTAT},
                     "machine_context_switches": e["proc"].get("ctxt", 0) - b["proc"].get("ctxt", 0),
-                    "clk_tck": TICK}}
+                    "clk_tck": TICK},
+            "sched_delta": sched_delta(b.get("mariadbd_tasks"), e.get("mariadbd_tasks"))}
+
+
+def sched_delta(b, e):
+    """mariadbd's threads' scheduler figures between two snapshots (/proc/PID/task/TID/schedstat,
+    CONFIG_SCHED_INFO): time on a CPU, time runnable but waiting for one (run_delay), and the
+    number of times a thread was put on a CPU. Threads created in between count from zero;
+    threads that ended in between are lost (the connection threads stay in the thread cache)."""
+    if not e:
+        return {}
+    b = b or {}
+    out = {"run_ns": 0, "run_delay_ns": 0, "timeslices": 0, "threads": len(e)}
+    for tid, v in e.items():
+        w = b.get(tid, (0, 0, 0))
+        out["run_ns"] += v[0] - w[0]
+        out["run_delay_ns"] += v[1] - w[1]
+        out["timeslices"] += v[2] - w[2]
+    return out
 
 
 def read_interrupts():
@@ -825,6 +844,23 @@ def read_pidstat(pid):
         s = f.read()
     rest = s[s.rindex(")") + 2:].split()
     return int(rest[11]), int(rest[12])  # utime, stime (fields 14, 15)
+
+
+def read_taskstats(pid):
+    """{tid: (ns on a CPU, ns waiting on a runqueue, timeslices)} of every thread of pid."""
+    out = {}
+    try:
+        tids = os.listdir("/proc/%d/task" % pid)
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            f = readf("/proc/%d/task/%s/schedstat" % (pid, tid)).split()
+        except OSError:
+            continue
+        if len(f) >= 3:
+            out[tid] = (int(f[0]), int(f[1]), int(f[2]))
+    return out
 
 
 def read_loadavg():
