@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Summarise scripts/realdb/syscalls.sh's perf traces: per run and per file
+(the redo log, the binlog, others by name), the count, mean and percentiles
+of each syscall's duration in microseconds, as one JSON document on stdout.
+perf trace splits a call that another one interrupts into a start line and a
+"... [continued]" line of the same thread; the two are paired."""
+import glob
+import json
+import os
+import re
+import sys
+
+FULL = re.compile(r'^\s*[\d.?]+ \(\s*([\d.]+) ms\): mariadbd/(\d+) (\w+)\(fd: (\d+)')
+START = re.compile(r'^\s*[\d.?]+ \(\s*\): mariadbd/(\d+) (\w+)\(fd: (\d+)')
+CONT = re.compile(r'^\s*[\d.?]+ \(\s*([\d.]+) ms\): mariadbd/(\d+)\s+\.\.\. \[continued\]: (\w+)\(')
+
+
+def kind(name):
+    if name.startswith("ib_logfile"):
+        return "redo"
+    if re.match(r"binlog\.\d+$", name):
+        return "binlog"
+    return name
+
+
+def summarise(d):
+    files = {}
+    if os.path.exists(os.path.join(d, "fds.txt")):
+        for line in open(os.path.join(d, "fds.txt")):
+            fd, name = line.split()[:2]
+            files[fd] = kind(name)
+    tx = {}
+    for line in open(os.path.join(d, "tx.txt")):
+        i, t, n = line.split()
+        tx[i] = (int(t), int(n))
+    runs = []
+    for f in sorted(glob.glob(os.path.join(d, "trace-*.txt"))):
+        i = os.path.basename(f).split("-")[1]
+        calls, pend, lost = {}, {}, 0
+        for line in open(f):
+            m = FULL.match(line)
+            if m:
+                calls.setdefault((m.group(3), m.group(4)), []).append(float(m.group(1)) * 1e3)
+                continue
+            m = START.match(line)
+            if m:
+                pend[m.group(1)] = (m.group(2), m.group(3))
+                continue
+            m = CONT.match(line)
+            if m:
+                p = pend.pop(m.group(2), None)
+                if p and p[0] == m.group(3):
+                    calls.setdefault(p, []).append(float(m.group(1)) * 1e3)
+                else:
+                    lost += 1
+        out = []
+        for (call, fd), v in sorted(calls.items()):
+            if len(v) < 50:
+                continue
+            v.sort()
+            q = lambda p: round(v[min(len(v) - 1, int(p * len(v)))], 1)
+            out.append({"call": call, "fd": int(fd), "file": files.get(fd, "?"), "n": len(v),
+                        "mean_us": round(sum(v) / len(v), 1), "p10_us": q(0.1), "p50_us": q(0.5), "p90_us": q(0.9)})
+        t, n = tx.get(i, (0, 0))
+        runs.append({"run": int(i), "threads": t, "commits_in_22s": n, "unpaired": lost, "calls": out})
+    meta = {}
+    if os.path.exists(os.path.join(d, "meta.json")):
+        meta = json.load(open(os.path.join(d, "meta.json")))
+    return {"schema": "simrun-syscalls/1", **meta, "runs": runs}
+
+
+if __name__ == "__main__":
+    json.dump(summarise(sys.argv[1]), sys.stdout, indent=1)
+    print()

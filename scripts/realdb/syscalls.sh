@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# How long mariadbd's log syscalls take at 1 and 16 threads (docs/realdb.md,
+# "Inside a sync"): the harness prepares and ages the reference's data
+# (10 x 100k rows, 1 GiB pool, 96 MiB redo) and keeps its data directory;
+# this restarts mariadbd on it with SETTING (harness syntax: off:FLUSH or
+# on:SYNC_BINLOG:FLUSH), runs sysbench oltp_write_only at 1, 16, 1, 16
+# threads for 22 s each, and traces pwrite64/fdatasync/write of mariadbd
+# with perf trace for 15 s of each run. syscalls.py summarises OUT/ into
+# OUT/summary.json (per file: count, mean and percentiles in us).
+#   scripts/realdb/syscalls.sh OUT_DIR [SETTING]
+set -euo pipefail
+out=${1:?usage: syscalls.sh OUT_DIR [SETTING]}
+setting=${2:-on:1:1}
+tables=10 size=100000 bp=1G redo=96M
+here=$(cd "$(dirname "$0")" && pwd)
+command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-perf >/dev/null; }
+mkdir -p "$out"
+work=$(mktemp -d "${TMPDIR:-/tmp}/simrun-syscalls-XXXXXX")
+mp=""
+cleanup() {
+	if [ -n "$mp" ]; then kill "$mp" 2>/dev/null || true; wait "$mp" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+python3 "$here/harness.py" -o "$work/prepare.json" --tables $tables --table-size $size --duration 5 --warmup 1 \
+	--server-warmup 1 --threads 1 --settings off:0 --repeat 1 --buffer-pool $bp --redo $redo --age 60 \
+	--wake-probe 0 --keep --workdir "$work" >"$work/harness.log" 2>&1
+run=$(ls -d "$work"/simrun-realdb-*)
+sock=$run/mariadbd.sock
+grep -v '^log_bin\|^server_id\|^binlog_format\|^skip-log-bin\|^sync_binlog\|^innodb_flush_log_at_trx_commit' "$run/my.cnf" >"$work/my.cnf"
+IFS=: read -r binlog a b <<<"$setting"
+if [ "$binlog" = on ]; then
+	printf 'log_bin = %s/data/binlog\nserver_id = 1\nbinlog_format = ROW\nsync_binlog = %s\ninnodb_flush_log_at_trx_commit = %s\n' "$run" "$a" "$b" >>"$work/my.cnf"
+else
+	printf 'skip-log-bin\ninnodb_flush_log_at_trx_commit = %s\n' "$a" >>"$work/my.cnf"
+fi
+mariadbd --defaults-file="$work/my.cnf" >/dev/null 2>&1 &
+mp=$!
+for _ in $(seq 240); do mariadb -S "$sock" -uroot -e 'SELECT 1' >/dev/null 2>&1 && break; sleep 0.5; done
+commits() { mariadb -S "$sock" -uroot -N -e "SHOW GLOBAL STATUS LIKE 'Com_commit'" | awk '{print $2}'; }
+sb() {
+	sysbench oltp_write_only --db-driver=mysql --mysql-socket="$sock" --mysql-user=root --mysql-db=sbtest \
+		--tables=$tables --table-size=$size --threads="$1" --time="$2" --report-interval=0 --rand-type=special run
+}
+sb 16 15 >/dev/null
+# fd -> file, so that the summary can name the redo log and the binlog.
+ls -l "/proc/$mp/fd" | awk '$10 == "->" {n = split($11, p, "/"); print $9, p[n]}' >"$out/fds.txt"
+printf '{"setting": "%s", "started_utc": "%s"}\n' "$setting" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$out/meta.json"
+: >"$out/tx.txt"
+i=0
+for t in 1 16 1 16; do
+	i=$((i + 1))
+	c0=$(commits)
+	sb $t 22 >"$out/sb-$i-t$t.txt" 2>&1 &
+	sp=$!
+	sleep 4
+	perf trace -p "$mp" -e pwrite64,fdatasync,write -o "$out/trace-$i-t$t.txt" -- sleep 15 || true
+	wait $sp
+	echo "$i $t $(($(commits) - c0))" >>"$out/tx.txt"
+done
+mariadb -S "$sock" -uroot -e shutdown || true
+wait "$mp" || true
+mp=""
+python3 "$here/syscalls.py" "$out" >"$out/summary.json"
