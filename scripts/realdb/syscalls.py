@@ -3,7 +3,10 @@
 (the redo log, the binlog, others by name), the count, mean and percentiles
 of each syscall's duration in microseconds, as one JSON document on stdout.
 perf trace splits a call that another one interrupts into a start line and a
-"... [continued]" line of the same thread; the two are paired."""
+"... [continued]" line of the same thread; the two are paired. For the
+sched mode, per run and per process (mariadbd, sysbench, kernel workers):
+the timeslices, how many began with a wake-up (perf sched timehist's wait
+time > 0), and the wait for a vCPU after it ("sch delay")."""
 import glob
 import json
 import os
@@ -21,6 +24,40 @@ def kind(name):
     if re.match(r"binlog\.\d+$", name):
         return "binlog"
     return name
+
+
+def pct(v, p):
+    return round(v[min(len(v) - 1, int(p * len(v)))], 1)
+
+
+def sched_run(path):
+    """Timeslices of one perf sched timehist listing, by process."""
+    by = {}
+    t0 = t1 = None
+    for line in open(path):
+        p = line.split()
+        if len(p) < 6 or not p[0][:1].isdigit():
+            continue
+        try:
+            t, wait, delay, run = float(p[0]), float(p[3]), float(p[4]), float(p[5])
+        except ValueError:
+            continue
+        t0 = t if t0 is None else t0
+        t1 = t
+        name = p[2].split("[")[0]
+        proc = name if name in ("mariadbd", "sysbench") else ("kernel workers" if name.startswith(("kworker", "jbd2")) else None)
+        if proc:
+            by.setdefault(proc, []).append((wait * 1e3, delay * 1e3, run * 1e3))
+    out = []
+    for proc, xs in sorted(by.items()):
+        woke = sorted(d for w, d, _ in xs if w > 0)
+        r = {"process": proc, "timeslices": len(xs), "woken": len(woke),
+             "run_us_mean": round(sum(x[2] for x in xs) / len(xs), 1)}
+        if woke:
+            r.update({"sch_delay_us_mean": round(sum(woke) / len(woke), 1), "sch_delay_us_p50": pct(woke, 0.5),
+                      "sch_delay_us_p90": pct(woke, 0.9), "sch_delay_us_p99": pct(woke, 0.99)})
+        out.append(r)
+    return round((t1 or 0) - (t0 or 0), 3), out
 
 
 def summarise(d):
@@ -58,11 +95,16 @@ def summarise(d):
             if len(v) < 50:
                 continue
             v.sort()
-            q = lambda p: round(v[min(len(v) - 1, int(p * len(v)))], 1)
             out.append({"call": call, "fd": int(fd), "file": files.get(fd, "?"), "n": len(v),
-                        "mean_us": round(sum(v) / len(v), 1), "p10_us": q(0.1), "p50_us": q(0.5), "p90_us": q(0.9)})
+                        "mean_us": round(sum(v) / len(v), 1), "p10_us": pct(v, 0.1), "p50_us": pct(v, 0.5),
+                        "p90_us": pct(v, 0.9)})
         t, n = tx.get(i, (0, 0))
         runs.append({"run": int(i), "threads": t, "commits_in_22s": n, "unpaired": lost, "calls": out})
+    for f in sorted(glob.glob(os.path.join(d, "sched-*.txt"))):
+        i = os.path.basename(f).split("-")[1]
+        span, procs = sched_run(f)
+        t, n = tx.get(i, (0, 0))
+        runs.append({"run": int(i), "threads": t, "commits_in_22s": n, "recorded_s": span, "processes": procs})
     meta = {}
     if os.path.exists(os.path.join(d, "meta.json")):
         meta = json.load(open(os.path.join(d, "meta.json")))

@@ -6,11 +6,16 @@
 # on:SYNC_BINLOG:FLUSH), runs sysbench oltp_write_only at 1, 16, 1, 16
 # threads for 22 s each, and traces pwrite64/fdatasync/write of mariadbd
 # with perf trace for 15 s of each run. syscalls.py summarises OUT/ into
-# OUT/summary.json (per file: count, mean and percentiles in us).
-#   scripts/realdb/syscalls.sh OUT_DIR [SETTING]
+# OUT/summary.json (per file: count, mean and percentiles in us). With MODE
+# sched it records the scheduler instead (perf sched record, 5 s of each
+# run) and the summary gives how long each woken mariadbd and sysbench
+# thread waited for a vCPU (perf sched timehist's "sch delay").
+#   scripts/realdb/syscalls.sh OUT_DIR [SETTING [trace|sched]]
 set -euo pipefail
 out=${1:?usage: syscalls.sh OUT_DIR [SETTING]}
 setting=${2:-on:1:1}
+mode=${3:-trace}
+case $mode in trace | sched) ;; *) echo "syscalls.sh: MODE is trace or sched, not $mode" >&2; exit 2 ;; esac
 tables=10 size=100000 bp=1G redo=96M
 here=$(cd "$(dirname "$0")" && pwd)
 command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-perf >/dev/null; }
@@ -45,7 +50,7 @@ sb() {
 sb 16 15 >/dev/null
 # fd -> file, so that the summary can name the redo log and the binlog.
 ls -l "/proc/$mp/fd" | awk '$10 == "->" {n = split($11, p, "/"); print $9, p[n]}' >"$out/fds.txt"
-printf '{"setting": "%s", "started_utc": "%s"}\n' "$setting" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$out/meta.json"
+printf '{"setting": "%s", "mode": "%s", "started_utc": "%s"}\n' "$setting" "$mode" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$out/meta.json"
 : >"$out/tx.txt"
 i=0
 for t in 1 16 1 16; do
@@ -54,7 +59,13 @@ for t in 1 16 1 16; do
 	sb $t 22 >"$out/sb-$i-t$t.txt" 2>&1 &
 	sp=$!
 	sleep 4
-	perf trace -p "$mp" -e pwrite64,fdatasync,write -o "$out/trace-$i-t$t.txt" -- sleep 15 || true
+	if [ "$mode" = trace ]; then
+		perf trace -p "$mp" -e pwrite64,fdatasync,write -o "$out/trace-$i-t$t.txt" -- sleep 15 || true
+	else
+		perf sched record -o "$work/sched.data" -- sleep 5 >/dev/null 2>&1 || true
+		perf sched timehist -i "$work/sched.data" >"$out/sched-$i-t$t.txt" 2>/dev/null || true
+		rm -f "$work/sched.data"
+	fi
 	wait $sp
 	echo "$i $t $(($(commits) - c0))" >>"$out/tx.txt"
 done
