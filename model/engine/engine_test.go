@@ -360,3 +360,44 @@ func TestPoolFrames(t *testing.T) {
 		}
 	}
 }
+
+// A thread that asks for the log while the lock is free takes it, even
+// while the thread release() woke to lead waits to run
+// (group_commit_lock::acquire): here C asks in the 10 µs B's wake-up
+// takes, leads the second round, and B, finding the lock taken, sleeps
+// again and is served by C's round as a follower, woken once more.
+func TestRedoLeaderBarging(t *testing.T) {
+	env, e, _ := newTestEngine(t, DefaultConfig())
+	cpu := sim.NewCPU(env, 2)
+	e.SetCPU(cpu)
+	var a, b, c Timeline
+	for _, tl := range []*Timeline{&a, &b, &c} {
+		tl.Thread = &sim.CPUThread{}
+		tl.Begin(env.Now())
+	}
+	done := map[*Timeline]int{}
+	doneAt := map[*Timeline]sim.Time{}
+	cb := func(x any) { tl := x.(*Timeline); done[tl]++; doneAt[tl] = env.Now() }
+	e.Redo.Request(e.CommitMTR(1000), true, &a, cb, &a) // leads round 1
+	e.Redo.Request(e.CommitMTR(1000), true, &b, cb, &b) // waits
+	for !b.leadWake && env.Now() < sim.At(50*time.Millisecond) {
+		env.RunUntil(env.Now().Add(time.Microsecond))
+	}
+	if !b.leadWake || done[&a] != 1 || e.Redo.Syncs != 1 {
+		t.Fatalf("after round 1: B waking to lead %v, A done %d, syncs %d", b.leadWake, done[&a], e.Redo.Syncs)
+	}
+	e.Redo.Request(e.CommitMTR(1000), true, &c, cb, &c)
+	if !e.Redo.busy || e.Redo.leaderTL != &c {
+		t.Fatalf("C did not take the free lock (busy %v, leader is C: %v)", e.Redo.busy, e.Redo.leaderTL == &c)
+	}
+	env.RunUntil(sim.At(100 * time.Millisecond))
+	if done[&b] != 1 || done[&c] != 1 {
+		t.Fatalf("B done %d times, C %d; want once each", done[&b], done[&c])
+	}
+	if e.Redo.Syncs != 2 || e.Redo.designating != 0 || b.leadWake {
+		t.Errorf("syncs %d (want 2: A's and C's), designating %d, B still waking %v", e.Redo.Syncs, e.Redo.designating, b.leadWake)
+	}
+	if doneAt[&b] < doneAt[&c] {
+		t.Errorf("B went on at %v, before C's round ended at %v", doneAt[&b], doneAt[&c])
+	}
+}

@@ -86,8 +86,11 @@ type Redo struct {
 	finishCB func(any)
 	leadCB   func(any)
 	leaderTL *Timeline // the round's leader, if a client thread
-	sleeper  sim.Waker // the leader, asleep in its pwrite and fdatasync
-	tIO      sim.Time  // the round's I/O completed
+	// designating counts the threads woken to lead the next round that
+	// have not run yet nor been served (Timeline.leadWake).
+	designating int
+	sleeper     sim.Waker // the leader, asleep in its pwrite and fdatasync
+	tIO         sim.Time  // the round's I/O completed
 
 	// statistics (since ResetStats)
 	DevBytes    int64 // bytes written to the device by log writes
@@ -134,7 +137,7 @@ func newRedo(env *sim.Env, cfg RedoConfig, buffered bool, vol *disk.Volume, src 
 	r.ckptCB = r.onCheckpointSynced
 	r.wokeCB = r.onWoke
 	r.finishCB = func(any) { r.finishRound() }
-	r.leadCB = func(any) { r.startRound() }
+	r.leadCB = r.onLeadWoke
 	return r
 }
 
@@ -222,20 +225,38 @@ func (r *Redo) Request(lsn uint64, durable bool, tl *Timeline, fn func(any), arg
 	}
 	r.waiters = append(r.waiters, redoWaiter{lsn, r.env.Now(), durable, tl, fn, arg})
 	if !r.busy {
-		r.startRound()
+		// The lock is free: the caller takes it, even while a thread
+		// release() woke to lead waits for a processor
+		// (group_commit_lock::acquire takes a free lock at once).
+		r.startRound(tl)
 	}
 	return false
 }
 
-func (r *Redo) startRound() {
+// onLeadWoke: a thread release() woke to lead the next round runs. If a
+// round served it meanwhile it goes on as a follower; if the lock is free
+// it leads a round of everyone waiting; if another thread took the lock
+// it sleeps again among the waiters (group_commit_lock::acquire).
+func (r *Redo) onLeadWoke(a any) {
+	tl := a.(*Timeline)
+	tl.leadWake = false
+	if tl.wakeFn != nil {
+		r.onWoke(tl)
+		return
+	}
+	r.designating--
+	if !r.busy {
+		r.startRound(tl)
+	}
+}
+
+// startRound starts a round led by leader (nil: no client thread).
+func (r *Redo) startRound(leader *Timeline) {
 	now := r.env.Now()
 	r.busy = true
 	r.target = r.lsn
 	r.doSync = false
-	r.leaderTL = nil
-	if len(r.waiters) > 0 {
-		r.leaderTL = r.waiters[0].tl
-	}
+	r.leaderTL = leader
 	for i := range r.waiters {
 		if r.waiters[i].durable {
 			r.doSync = true
@@ -372,6 +393,11 @@ func (r *Redo) finishRound() {
 	if r.doSync && ntx > 0 {
 		r.GroupSize.Record(int64(ntx))
 	}
+	for _, w := range ready {
+		if w.tl != nil && w.tl.leadWake {
+			r.designating-- // served before it ran: it will not lead
+		}
+	}
 	if r.rec != nil {
 		r.traceRound(now, ready)
 	}
@@ -381,11 +407,15 @@ func (r *Redo) finishRound() {
 	leader := r.leaderTL
 	if len(r.waiters) > 0 {
 		if r.cpu != nil && r.waiters[0].tl != nil {
-			// release() woke a new leader; it runs when it gets a processor.
-			r.busy = true
-			r.cpu.WakeAs(r.waiters[0].tl.Thread, r.wakeup, r.leadCB, nil)
+			// release() frees the lock and wakes one waiter to lead, the
+			// one at the head of its list (the last to arrive), unless one
+			// woken before is still on its way; it runs when it gets a
+			// processor, and a thread that asks first takes the lock.
+			if r.designating == 0 {
+				r.designate()
+			}
 		} else {
-			r.startRound()
+			r.startRound(r.waiters[0].tl)
 		}
 	}
 	if synced && r.onFlushed != nil {
@@ -400,6 +430,9 @@ func (r *Redo) finishRound() {
 		}
 		if r.cpu != nil && w.tl != nil && w.tl != leader && w.fn != nil {
 			w.tl.wakeFn, w.tl.wakeArg = w.fn, w.arg
+			if w.tl.leadWake {
+				continue // already waking (onLeadWoke goes on)
+			}
 			r.cpu.WakeAs(w.tl.Thread, r.wakeup, r.wokeCB, w.tl)
 			continue
 		}
@@ -408,6 +441,22 @@ func (r *Redo) finishRound() {
 		}
 	}
 	r.ready = ready[:0]
+}
+
+// designate wakes the last waiter not already waking to lead the next
+// round (group_commit_lock::release: the head of m_waiters_list, which
+// acquire pushes each sleeper onto).
+func (r *Redo) designate() {
+	for i := len(r.waiters) - 1; i >= 0; i-- {
+		tl := r.waiters[i].tl
+		if tl == nil || tl.leadWake {
+			continue
+		}
+		tl.leadWake = true
+		r.designating++
+		r.cpu.WakeAs(tl.Thread, r.wakeup, r.leadCB, tl)
+		return
+	}
 }
 
 // setTrace records the log's group-commit rounds and syncs on rec.

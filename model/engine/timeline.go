@@ -78,6 +78,9 @@ type Timeline struct {
 	// a processor (wake-ups need not finish in the order they were made).
 	wakeFn  func(any)
 	wakeArg any
+	// leadWake: the redo log woke the thread to lead its next round and
+	// it has not run yet.
+	leadWake bool
 }
 
 // SetTrace records the timeline's stretches on track of rec (nil: off).
