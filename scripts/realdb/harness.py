@@ -666,9 +666,13 @@ def label(p):
 
 
 def parse_caps(spec):
-    """'120M:15000,54M:6750' -> [(120000000, 15000), (54000000, 6750)]; M = 10^6 here, as volume caps are quoted."""
+    """'120M:15000,54M:6750' -> [(120000000, 15000), (54000000, 6750)]; M = 10^6 here, as volume caps are quoted.
+    'none' is an uncapped point of the same matrix (None)."""
     out = []
     for item in spec.split(","):
+        if item == "none":
+            out.append(None)
+            continue
         bps, _, iops = item.partition(":")
         m = re.fullmatch(r"(\d+)([KM]?)", bps)
         if not m or not iops.isdigit():
@@ -1027,7 +1031,7 @@ def main():
     p.add_argument("--write-iops", type=int, default=0, help="cgroup-v1 blkio write IOPS cap")
     p.add_argument("--read-bps", type=size_arg, default=0, help="cgroup-v1 blkio read bytes/s cap")
     p.add_argument("--read-iops", type=int, default=0, help="cgroup-v1 blkio read IOPS cap")
-    p.add_argument("--caps", default="", help="matrix of blkio caps BPS:IOPS (read and write each), e.g. 120M:15000,54M:6750")
+    p.add_argument("--caps", default="", help="matrix of blkio caps BPS:IOPS (read and write each), e.g. 120M:15000,54M:6750; 'none' adds uncapped points")
     p.add_argument("--workdir", default="", help="parent of the temporary data directory (default $TMPDIR)")
     p.add_argument("--port", type=int, default=0, help="loopback TCP port (default: a free one)")
     p.add_argument("--keep", action="store_true", help="keep the data directory (debugging)")
