@@ -267,6 +267,9 @@ var capsJSON = []struct{ harness, fio, also, crowd string }{
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp2560M-redo96M-base.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp2560M-redo96M.json"},
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-base2.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G-2.json",
 		also: "../../docs/data/realdb/threads-2vcpu-10x1M-bp4G-redo2G.json", crowd: "../../docs/data/realdb/threads-2vcpu-10x1M-bp4G-redo2G.json"},
+	// The quiet pass of the caps matrix with its uncapped twins (the
+	// second pass ran at up to 36 % steal; docs/realdb.md).
+	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-clean-pass1.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G-clean.json"},
 }
 
 // TestPredictCaps calibrates simrun from a capped harness document's own
