@@ -6,7 +6,9 @@ perf trace splits a call that another one interrupts into a start line and a
 "... [continued]" line of the same thread; the two are paired. For the
 sched mode, per run and per process (mariadbd, sysbench, kernel workers):
 the timeslices, how many began with a wake-up (perf sched timehist's wait
-time > 0), and the wait for a vCPU after it ("sch delay")."""
+time > 0), and the wait for a vCPU after it ("sch delay"). For the profile
+mode, per run: the flush setting, TPS and the CPU microseconds a transaction
+by process and binary (perf's samples at 999 Hz over the run's 15 s)."""
 import glob
 import json
 import os
@@ -66,10 +68,12 @@ def summarise(d):
         for line in open(os.path.join(d, "fds.txt")):
             fd, name = line.split()[:2]
             files[fd] = kind(name)
-    tx = {}
+    tx, flush = {}, {}
     for line in open(os.path.join(d, "tx.txt")):
-        i, t, n = line.split()
-        tx[i] = (int(t), int(n))
+        f = line.split()
+        tx[f[0]] = (int(f[1]), int(f[2]))
+        if len(f) > 3:
+            flush[f[0]] = int(f[3])
     runs = []
     for f in sorted(glob.glob(os.path.join(d, "trace-*.txt"))):
         i = os.path.basename(f).split("-")[1]
@@ -105,6 +109,17 @@ def summarise(d):
         span, procs = sched_run(f)
         t, n = tx.get(i, (0, 0))
         runs.append({"run": int(i), "threads": t, "commits_in_22s": n, "recorded_s": span, "processes": procs})
+    for f in sorted(glob.glob(os.path.join(d, "profile-*.txt"))):
+        i = os.path.basename(f).split("-")[1]
+        t, n = tx.get(i, (0, 0))
+        cpu = {}
+        for line in open(f):
+            p = line.split(None, 2)
+            if len(p) == 3 and p[0].isdigit() and n > 0:
+                cpu["%s %s" % (p[1], p[2].strip())] = round(int(p[0]) / 999.0 / n * 1e6, 1)
+        runs.append({"run": int(i), "threads": t, "flush": flush.get(i), "tps": round(n / 15.0, 1),
+                     "cpu_us_per_tx": dict(sorted(cpu.items(), key=lambda kv: -kv[1])[:12]),
+                     "cpu_us_per_tx_total": round(sum(cpu.values()), 1)})
     meta = {}
     if os.path.exists(os.path.join(d, "meta.json")):
         meta = json.load(open(os.path.join(d, "meta.json")))

@@ -9,14 +9,21 @@
 # OUT/summary.json (per file: count, mean and percentiles in us). With MODE
 # sched it records the scheduler instead (perf sched record, 5 s of each
 # run) and the summary gives how long each woken mariadbd and sysbench
-# thread waited for a vCPU (perf sched timehist's "sch delay").
-#   scripts/realdb/syscalls.sh OUT_DIR [SETTING [trace|sched]]
+# thread waited for a vCPU (perf sched timehist's "sch delay"). With MODE
+# profile it runs 16 threads four times, switching
+# innodb_flush_log_at_trx_commit between runs in the order FLUSH_ORDER
+# (default "0 1 1 0", so the pair shares the host's state), and profiles the
+# whole machine (perf record -a, 999 Hz, 15 s of each run); the summary gives
+# the CPU a transaction by process and binary (user code, libc, kernel).
+# TABLES, SIZE, BP and REDO override the data's size (e.g. 10, 1000000, 4G,
+# 2G for the capped runs' data).
+#   scripts/realdb/syscalls.sh OUT_DIR [SETTING [trace|sched|profile]]
 set -euo pipefail
 out=${1:?usage: syscalls.sh OUT_DIR [SETTING]}
 setting=${2:-on:1:1}
 mode=${3:-trace}
-case $mode in trace | sched) ;; *) echo "syscalls.sh: MODE is trace or sched, not $mode" >&2; exit 2 ;; esac
-tables=10 size=100000 bp=1G redo=96M
+case $mode in trace | sched | profile) ;; *) echo "syscalls.sh: MODE is trace, sched or profile, not $mode" >&2; exit 2 ;; esac
+tables=${TABLES:-10} size=${SIZE:-100000} bp=${BP:-1G} redo=${REDO:-96M}
 here=$(cd "$(dirname "$0")" && pwd)
 command -v perf >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends linux-perf >/dev/null; }
 mkdir -p "$out"
@@ -50,10 +57,27 @@ sb() {
 sb 16 15 >/dev/null
 # fd -> file, so that the summary can name the redo log and the binlog.
 ls -l "/proc/$mp/fd" | awk '$10 == "->" {n = split($11, p, "/"); print $9, p[n]}' >"$out/fds.txt"
-printf '{"setting": "%s", "mode": "%s", "started_utc": "%s"}\n' "$setting" "$mode" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$out/meta.json"
+printf '{"setting": "%s", "mode": "%s", "tables": %d, "table_size": %d, "buffer_pool": "%s", "redo": "%s", "started_utc": "%s"}\n' \
+	"$setting" "$mode" "$tables" "$size" "$bp" "$redo" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$out/meta.json"
 : >"$out/tx.txt"
 i=0
+if [ "$mode" = profile ]; then
+	for f in ${FLUSH_ORDER:-0 1 1 0}; do
+		i=$((i + 1))
+		mariadb -S "$sock" -uroot -e "SET GLOBAL innodb_flush_log_at_trx_commit = $f"
+		sb 16 3 >/dev/null
+		c0=$(commits)
+		sb 16 15 >"$out/sb-$i-f$f.txt" 2>&1 &
+		sp=$!
+		perf record -q -a -F 999 -o "$work/perf.data" -- sleep 15 >/dev/null 2>&1 || true
+		wait $sp
+		perf report -i "$work/perf.data" --sort comm,dso --stdio -q -F sample,comm,dso >"$out/profile-$i-f$f.txt" 2>/dev/null || true
+		rm -f "$work/perf.data"
+		echo "$i 16 $(($(commits) - c0)) $f" >>"$out/tx.txt"
+	done
+fi
 for t in 1 16 1 16; do
+	[ "$mode" = profile ] && break
 	i=$((i + 1))
 	c0=$(commits)
 	sb $t 22 >"$out/sb-$i-t$t.txt" 2>&1 &
