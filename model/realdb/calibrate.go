@@ -249,7 +249,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 			note("commit.cpu.write = %v: a redo write (flush=2 vs 0, binlog off, 1 thread) adds this much mariadbd CPU per device write%s", c.Commit.CPU.Write, lessNote(w, 1))
 		}
 	}
-	if p1, ok := Find(pts, false, 0, 1, 1); ok {
+	p1, ok1 := Find(pts, false, 0, 1, 1)
+	if ok1 {
 		c.RedoSyncCPU = syncCPU(base, p1)
 		switch {
 		case c.RedoWriteCPU > 0:
@@ -281,7 +282,7 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 			// is left after the redo's.
 			if d := binlogSyncCPU(b0, b11, c.RedoSyncCPU); d > 0 {
 				c.BinlogSyncCPU = d
-				n := syncWakes(b0, b11)
+				n := binlogSyncWakes(b0, b11, base, p1)
 				c.Commit.CPU.BinlogSync = sim.Duration(less(d, n))
 				note("commit.cpu.binlog_sync = %v: sync_binlog=1, flush=1 vs 0/0 (1 thread) adds this much mariadbd CPU per device flush beyond the redo sync's%s", c.Commit.CPU.BinlogSync, lessNote(d, n))
 			}
@@ -329,15 +330,39 @@ func perExtra(without, with Point, per func(Figures) float64) time.Duration {
 // block), which the extra device writes per extra flush count, at most the
 // model's two.
 func syncWakes(without, with Point) float64 {
-	mean := func(p Point, per func(Figures) float64) float64 { return p.Range(per).Mean }
-	flushes := func(f Figures) float64 { return f.FlushesPerTx }
-	writes := func(f Figures) float64 { return f.WritesPerTx }
-	df := mean(with, flushes) - mean(without, flushes)
+	dw, df := ioDeltas(without, with)
 	if df <= 0.1 {
 		return 1
 	}
-	return 1 + min(2, max(0, (mean(with, writes)-mean(without, writes))/df))
+	return wakesFor(dw / df)
 }
+
+// binlogSyncWakes is syncWakes for the binlog syncs that with (sync_binlog
+// = 1, flush = 1) adds to without (0/0) beyond its one redo sync a
+// transaction, whose device writes are those a redo sync adds to base in
+// p1 (flush = 1 against 0, binlog off).
+func binlogSyncWakes(without, with, base, p1 Point) float64 {
+	dw, df := ioDeltas(without, with)
+	rw, rf := ioDeltas(base, p1)
+	if df <= 1.1 || rf <= 0.1 {
+		return 1
+	}
+	return wakesFor((dw - rw/rf) / (df - 1))
+}
+
+// ioDeltas is the device writes and flushes a transaction that with adds
+// to without (means over the repeats).
+func ioDeltas(without, with Point) (writes, flushes float64) {
+	mean := func(p Point, per func(Figures) float64) float64 { return p.Range(per).Mean }
+	w := func(f Figures) float64 { return f.WritesPerTx }
+	fl := func(f Figures) float64 { return f.FlushesPerTx }
+	return mean(with, w) - mean(without, w), mean(with, fl) - mean(without, fl)
+}
+
+// wakesFor is the model's wake-ups of a sync that waits for this many
+// device writes before its flush: one after each (at most two: the data
+// and the inode block) and one after the call.
+func wakesFor(writesPerFlush float64) float64 { return 1 + min(2, max(0, writesPerFlush)) }
 
 // binlogSyncCPU is the CPU of the binlog syncs that with adds to
 // without beyond its redo syncs, each costing redo: the extra device

@@ -539,3 +539,28 @@ func TestSyncWakes(t *testing.T) {
 		})
 	}
 }
+
+// binlogSyncWakes counts the binlog sync's own writes: those of the redo
+// sync that sync_binlog=1, flush=1 also adds (measured on binlog off,
+// flush=1 against 0) come off first.
+func TestBinlogSyncWakes(t *testing.T) {
+	pt := func(flushes, writes float64) Point {
+		return Point{Runs: []Figures{{FlushesPerTx: flushes, WritesPerTx: writes}}}
+	}
+	base, p1 := pt(0, 0), pt(1, 1.2) // a redo sync: its write and 0.2 inode blocks
+	for _, tc := range []struct {
+		name          string
+		without, with Point
+		want          float64
+	}{
+		{"write-back and inode block", pt(0, 0.1), pt(2, 3.3), 3},
+		{"inode block only", pt(0, 0.1), pt(2, 2.3), 2},
+		{"no binlog flush", pt(0, 0.1), pt(1, 1.3), 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := binlogSyncWakes(tc.without, tc.with, base, p1); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("binlogSyncWakes = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
