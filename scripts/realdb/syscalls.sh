@@ -75,24 +75,24 @@ if [ "$mode" = profile ]; then
 		rm -f "$work/perf.data"
 		echo "$i 16 $(($(commits) - c0)) $f" >>"$out/tx.txt"
 	done
+else
+	for t in 1 16 1 16; do
+		i=$((i + 1))
+		c0=$(commits)
+		sb $t 22 >"$out/sb-$i-t$t.txt" 2>&1 &
+		sp=$!
+		sleep 4
+		if [ "$mode" = trace ]; then
+			perf trace -p "$mp" -e pwrite64,fdatasync,write -o "$out/trace-$i-t$t.txt" -- sleep 15 || true
+		else
+			perf sched record -o "$work/sched.data" -- sleep 5 >/dev/null 2>&1 || true
+			perf sched timehist -i "$work/sched.data" >"$out/sched-$i-t$t.txt" 2>/dev/null || true
+			rm -f "$work/sched.data"
+		fi
+		wait $sp
+		echo "$i $t $(($(commits) - c0))" >>"$out/tx.txt"
+	done
 fi
-for t in 1 16 1 16; do
-	[ "$mode" = profile ] && break
-	i=$((i + 1))
-	c0=$(commits)
-	sb $t 22 >"$out/sb-$i-t$t.txt" 2>&1 &
-	sp=$!
-	sleep 4
-	if [ "$mode" = trace ]; then
-		perf trace -p "$mp" -e pwrite64,fdatasync,write -o "$out/trace-$i-t$t.txt" -- sleep 15 || true
-	else
-		perf sched record -o "$work/sched.data" -- sleep 5 >/dev/null 2>&1 || true
-		perf sched timehist -i "$work/sched.data" >"$out/sched-$i-t$t.txt" 2>/dev/null || true
-		rm -f "$work/sched.data"
-	fi
-	wait $sp
-	echo "$i $t $(($(commits) - c0))" >>"$out/tx.txt"
-done
 mariadb -S "$sock" -uroot -e shutdown || true
 wait "$mp" || true
 mp=""
