@@ -14,8 +14,11 @@ type Steady struct {
 	IntervalS float64 `json:"interval_s,omitempty"`
 	// Rule is the truncation rule that judged the series: mser-5, or
 	// mser-cycle when the series repeats a cycle of CycleS seconds
-	// (MSER with overlapping cycle-long batches). CycleS is set whenever
-	// such a cycle was found, also when the run was too short to judge it.
+	// (MSER with overlapping cycle-long batches), or mser-cycle-drift when
+	// that MSER cut in the second half and the cut kept is the earliest
+	// across whose remainder the cycle-averaged level drifts by at most
+	// 1 %. CycleS is set whenever such a cycle was found, also when the
+	// run was too short to judge it.
 	Rule   string  `json:"rule,omitempty"`
 	CycleS float64 `json:"cycle_s,omitempty"`
 	// TransientS is the start-up transient the rule finds at the start of

@@ -28,10 +28,46 @@ const MSERBatch = 5
 // minimum later means the run never settled, and is too short. Fewer than
 // four batches give (0, false).
 func MSER5(xs []float64) (trunc int, ok bool) {
-	const b = MSERBatch
-	m := len(xs) / b
+	mser := mser5(xs)
+	m := len(mser)
 	if m < 4 {
 		return 0, false
+	}
+	// The last two candidates keep fewer than three batches, where a zero
+	// variance would win by accident, so they are not considered.
+	d := argmin(mser[:m-2])
+	return d * MSERBatch, d <= m/2
+}
+
+// MSER5FirstHalf is MSER-5's best truncation among the cuts its rule
+// accepts, those in the first half of the batches: the warm-up to take off
+// when the series is then searched for what else it holds (a cycle). Fewer
+// than four batches give 0.
+func MSER5FirstHalf(xs []float64) int {
+	mser := mser5(xs)
+	if len(mser) < 4 {
+		return 0
+	}
+	return argmin(mser[:len(mser)/2+1]) * MSERBatch
+}
+
+// argmin is the index of the first smallest value.
+func argmin(xs []float64) int {
+	best := 0
+	for i, x := range xs {
+		if x < xs[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// mser5 returns MSER(d) for every truncation d of xs in batches of five.
+func mser5(xs []float64) []float64 {
+	const b = MSERBatch
+	m := len(xs) / b
+	if m < 1 {
+		return nil
 	}
 	z := make([]float64, m)
 	for j := range z {
@@ -41,10 +77,7 @@ func MSER5(xs []float64) (trunc int, ok bool) {
 		}
 		z[j] = s / float64(b)
 	}
-	// Suffix sums give every MSER(d) in one backward pass. The last two
-	// candidates keep fewer than three batches, where a zero variance would
-	// win by accident, so they are not considered.
-	best, bestD := math.Inf(1), 0
+	// Suffix sums give every MSER(d) in one backward pass.
 	var s, s2 float64
 	mser := make([]float64, m)
 	for j := m - 1; j >= 0; j-- {
@@ -58,12 +91,7 @@ func MSER5(xs []float64) (trunc int, ok bool) {
 		}
 		mser[j] = ss / (n * n)
 	}
-	for d := 0; d <= m-3; d++ {
-		if mser[d] < best {
-			best, bestD = mser[d], d
-		}
-	}
-	return bestD * b, bestD <= m/2
+	return mser
 }
 
 // MSERCycle is MSER for a series that repeats a cycle of p intervals in
@@ -129,6 +157,52 @@ func MinCycleRun(p int) int {
 	return n
 }
 
+// DriftCut judges a series repeating a cycle of p intervals that MSER
+// with cycle-long batches found unsettled (its cut in the second half). A
+// slow drift of the level, a fraction of a per cent over the run, moves
+// MSER's minimum there as surely as a transient does, and ever later as
+// the run grows: MSER has no notion of a drift too small to matter. The
+// level is read phase-free from the overlapping cycle-long window means
+// W_t (as in MSERCycle), and its drift across what a cut d keeps is the
+// least-squares slope of W_t over t ≥ d times the kept length, relative to
+// the mean. DriftCut returns the earliest cut in the first half (a multiple
+// of five, keeping at least three cycles) across whose kept part the level
+// drifts by at most tol (a fraction), and whether there is one. A start-up
+// transient inside the kept part shows as a drift, so the cut falls after
+// it; a trend of a few per cent over the run has no such cut.
+func DriftCut(xs []float64, p int, tol float64) (int, bool) {
+	n := len(xs)
+	if p < 1 || n-3*p < 0 {
+		return 0, false
+	}
+	// Prefix sums of the window means and of t times them give each cut's
+	// regression in O(1).
+	sum := make([]float64, n+1)
+	for i, x := range xs {
+		sum[i+1] = sum[i] + x
+	}
+	m := n - p + 1 // windows W_0 .. W_{n-p}
+	sw := make([]float64, m+1)
+	stw := make([]float64, m+1)
+	for t := 0; t < m; t++ {
+		w := (sum[t+p] - sum[t]) / float64(p)
+		sw[t+1] = sw[t] + w
+		stw[t+1] = stw[t] + float64(t)*w
+	}
+	for d := 0; d <= n/2 && n-d >= 3*p; d += MSERBatch {
+		k := float64(m - d) // windows kept: t = d .. m-1
+		sW, sTW := sw[m]-sw[d], stw[m]-stw[d]
+		tBar := float64(d+m-1) / 2
+		mean := sW / k
+		sxx := k * (k*k - 1) / 12 // Σ (t − t̄)² over k consecutive t
+		slope := (sTW - tBar*sW) / sxx
+		if mean != 0 && math.Abs(slope*float64(n-d)/mean) <= tol {
+			return d, true
+		}
+	}
+	return 0, false
+}
+
 // Period finds a recurrent cycle in a series from its sample
 // autocorrelation r(k) (Box and Jenkins, Time Series Analysis): the
 // lag of the highest local peak of r past its first zero crossing, when
@@ -139,9 +213,18 @@ func MinCycleRun(p int) int {
 // repeats at least three times in the series. It returns 0 when there is
 // no significant cycle; a trend has no peak past its crossing, so it is
 // never read as a cycle.
-func Period(xs []float64) int {
+func Period(xs []float64) int { return PeriodReps(xs, 3) }
+
+// PeriodReps is Period with lags up to n/reps, so that the cycle repeats
+// at least reps times in the series. With reps = 2 a peak is a cycle seen
+// twice: enough to say that a run holds a slow cycle and how long a run
+// would judge it, not to judge the run by it.
+func PeriodReps(xs []float64, reps int) int {
 	n := len(xs)
-	maxLag := n / 3
+	if reps < 2 {
+		reps = 2
+	}
+	maxLag := n / reps
 	if maxLag < 2*MSERBatch+1 {
 		return 0
 	}
