@@ -57,6 +57,7 @@ type Machine struct {
 	DelayDequeue bool         `toml:"delay_dequeue" doc:"eevdf: the DELAY_DEQUEUE and DELAY_ZERO features (on by default since Linux 6.12): a thread that sleeps owing CPU wakes with lag 0 instead of its negative lag; false is the 6.6-6.11 rule"`
 	CacheRefill  sim.Duration `toml:"cache_refill" unit:"duration" doc:"eevdf: the CPU a connection's thread spends reloading its working set into a processor's caches that hold none of it (it pays refill x (1 - e^(-w/cache_decay)) when it comes back after other threads ran w there, the whole refill on another processor); 0 (default): caches cost nothing, as in the published studies' calibrations; simrun calibrate derives it from a 16-thread run with no sync (docs/kernel.md, 'Caches')"`
 	CacheDecay   sim.Duration `toml:"cache_decay" unit:"duration" doc:"eevdf: the other threads' run time on a processor over which a thread's state in its caches falls by e (with cache_refill > 0); calibrated once on the realdb host's thread sweep (docs/validation.md)"`
+	IdleWake     sim.Duration `toml:"idle_wake" unit:"duration" doc:"eevdf: the extra CPU of waking a thread onto an idle vCPU (the waker's inter-processor interrupt and the vCPU's exit from halt, both VM exits on a cloud VM) beyond a wake-up where the vCPUs are busy; charged when a thread's job starts on an idle vCPU and, twice, at each query boundary of a sysbench connection while another vCPU is idle (its request wakes the server thread, its reply the client); 0 (default): as in the published studies' calibrations; simrun calibrate takes it from the harness's wake probe, cross-vCPU less same-vCPU (docs/kernel.md, 'Waking an idle processor')"`
 }
 
 // DefaultMachine is a 4-vCPU machine under Linux's EEVDF scheduler.
@@ -84,6 +85,7 @@ func (m Machine) CPU() (sim.CPUConfig, error) {
 	}
 	c.Fair = sim.FairConfig{BaseSlice: m.BaseSlice.D(), Tick: m.Tick.D(), DelayZero: m.DelayDequeue}
 	c.Cache = sim.CacheConfig{Refill: m.CacheRefill.D(), Decay: m.CacheDecay.D()}
+	c.IdleWake = m.IdleWake.D()
 	switch m.SliceScaling {
 	case "log":
 		c.Fair.Scaling = sim.ScaleLog
@@ -115,6 +117,12 @@ func (m Machine) Validate() error {
 		errs = append(errs, err)
 	} else if cache.Refill > 0 && m.Scheduler != "eevdf" {
 		errs = append(errs, fmt.Errorf("cache_refill: needs scheduler = \"eevdf\", got %v with %q", m.CacheRefill, m.Scheduler))
+	}
+	switch {
+	case m.IdleWake < 0 || m.IdleWake.D() > time.Millisecond:
+		errs = append(errs, fmt.Errorf("idle_wake: must be in [0, 1ms], got %v", m.IdleWake))
+	case m.IdleWake > 0 && m.Scheduler != "eevdf":
+		errs = append(errs, fmt.Errorf("idle_wake: needs scheduler = \"eevdf\", got %v with %q", m.IdleWake, m.Scheduler))
 	}
 	return errors.Join(errs...)
 }

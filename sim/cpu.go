@@ -326,6 +326,7 @@ func (c *CPU) ResetStats() {
 	c.reset(c.env.now, c.QueueLen())
 	c.yieldCount, c.wakes, c.wakeWait, c.fair.preempts = 0, 0, 0, 0
 	c.fair.refills, c.fair.refillNs = 0, 0
+	c.fair.idleWakes, c.fair.idleWakeNs = 0, 0
 }
 
 // CPUStats summarises a CPU since its last ResetStats.
@@ -337,13 +338,16 @@ type CPUStats struct {
 	Preemptions  int64         // Fair: threads cut mid-segment (wake-up or slice end)
 	Refills      int64         // Fair: arrivals charged a cache refill (CacheConfig)
 	RefillCPU    time.Duration // Fair: the CPU those refills took
+	IdleWakes    int64         // Fair: wake-ups onto an idle processor charged CPUConfig.IdleWake
+	IdleWakeCPU  time.Duration // Fair: the CPU they took
 }
 
 // Stats returns the CPU's statistics up to now.
 func (c *CPU) Stats() CPUStats {
 	c.account()
 	st := CPUStats{StationStats: c.summary(c.env.now, c.servers), Wakes: c.wakes, Yields: c.yieldCount,
-		Preemptions: c.fair.preempts, Refills: c.fair.refills, RefillCPU: time.Duration(c.fair.refillNs)}
+		Preemptions: c.fair.preempts, Refills: c.fair.refills, RefillCPU: time.Duration(c.fair.refillNs),
+		IdleWakes: c.fair.idleWakes, IdleWakeCPU: time.Duration(c.fair.idleWakeNs)}
 	if c.wakes > 0 {
 		st.MeanWakeWait = time.Duration(c.wakeWait / c.wakes)
 	}

@@ -115,6 +115,13 @@ type CPUConfig struct {
 	Policy CPUPolicy
 	Fair   FairConfig
 	Cache  CacheConfig // Fair only
+	// IdleWake is the extra CPU a thread costs when it is woken onto an
+	// idle processor, beyond a wake-up where the processors are busy: the
+	// waker's inter-processor interrupt and the idle processor's exit
+	// from halt (Linux's try_to_wake_up sends an IPI only to an idle
+	// target, ttwu_queue_cond; on a VM both trap to the hypervisor). Fair
+	// only; cpu_idlewake.go says where it is charged.
+	IdleWake time.Duration
 }
 
 // CacheConfig is what a processor's caches cost a thread that comes back to
@@ -151,6 +158,9 @@ func (c CPUConfig) Validate() error {
 		if c.Cache.Refill != 0 {
 			return fmt.Errorf("cache.refill: needs the fair policy, got %v under wake_first", c.Cache.Refill)
 		}
+		if c.IdleWake != 0 {
+			return fmt.Errorf("idle_wake: needs the fair policy, got %v under wake_first", c.IdleWake)
+		}
 		return nil
 	case Fair:
 		if err := c.Fair.Validate(); err != nil {
@@ -158,6 +168,9 @@ func (c CPUConfig) Validate() error {
 		}
 		if err := c.Cache.Validate(); err != nil {
 			return fmt.Errorf("cache.%w", err)
+		}
+		if c.IdleWake < 0 || c.IdleWake > time.Millisecond {
+			return fmt.Errorf("idle_wake: must be in [0, 1ms], got %v", c.IdleWake)
 		}
 		return nil
 	}
@@ -181,6 +194,7 @@ func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
 		c.fair.rqs = make([]cpuRQ, n)
 		c.fair.delayZero = cfg.Fair.DelayZero
 		c.fair.refill, c.fair.decay = float64(cfg.Cache.Refill), float64(cfg.Cache.Decay)
+		c.fair.idleWake = int64(cfg.IdleWake)
 	}
 	return c, nil
 }
@@ -190,6 +204,12 @@ func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
 // when it wakes. The zero value is a thread with no lag. A thread has at
 // most one job on a CPU at a time.
 type CPUThread struct {
+	// HandOffs is the cross-thread wake-ups each segment of the thread's
+	// segmented jobs (RunAs) stands for, for CPUConfig.IdleWake: a
+	// sysbench connection's query is 2 (its request wakes the server
+	// thread, its reply the client); 0 or 1 is one.
+	HandOffs int
+
 	vlag int64 // ns of virtual time owed to the thread (> 0) or by it
 	slot int32 // 1 + the processor it last ran on; 0: none yet
 	left int64 // that processor's run time when the thread left it, ns
@@ -216,6 +236,10 @@ type cpuFair struct {
 	refill, decay float64 // CacheConfig, ns
 	refills       int64   // arrivals charged a refill
 	refillNs      int64   // the CPU they were charged
+
+	idleWake   int64 // CPUConfig.IdleWake, ns
+	idleWakes  int64 // wake-ups charged it
+	idleWakeNs int64 // the CPU they were charged
 }
 
 // fairKey is what the Fair rule reads of a job: its virtual runtime and
@@ -370,8 +394,9 @@ func (c *CPU) fairSubmit(j cpuJob) {
 	if c.busy < c.servers {
 		s := &c.slots[c.takeIdle(j.th)]
 		c.enqueue(c.rq(s), &k, lag)
-		c.busy++
+		c.setBusy(c.busy + 1)
 		s.fk = k
+		c.wokeIdle(f.body(&k))
 		c.fairStart(s)
 		return
 	}
@@ -442,8 +467,9 @@ func (c *CPU) schedule(s *cpuSlot) {
 	if len(c.fair.rqs[s.index].wait) > 0 {
 		d = min(d, time.Duration(k.dl-k.v))
 	} else if j.segs != nil {
+		h := c.handOffCost(j)
 		for _, seg := range j.segs[j.k+1:] {
-			d += seg
+			d += seg + h
 		}
 	}
 	s.end.After(d)
@@ -459,7 +485,7 @@ func (c *CPU) sync(s *cpuSlot) {
 		el -= int64(j.left)
 		k.v += int64(j.left)
 		j.k++
-		j.left = j.segs[j.k]
+		j.left = j.segs[j.k] + c.handOff(j)
 		k.dl = k.v + c.fair.slice // woken again, alone: no lag
 		s.protect = true
 	}
@@ -530,7 +556,7 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 		// once on the same processor, placed by its lag with a new
 		// deadline; the processor goes to the pick of the waiting threads.
 		j.k++
-		j.left = j.segs[j.k]
+		j.left = j.segs[j.k] + c.handOff(j)
 		c.enqueue(r, cur, c.dequeue(r, cur))
 		if len(r.wait) == 0 {
 			c.resume(s, true)
@@ -571,7 +597,7 @@ func (c *CPU) fairEvent(s *cpuSlot) {
 	case f.waiting > 0:
 		c.pull(s, r)
 	default:
-		c.busy--
+		c.setBusy(c.busy - 1)
 		c.idle = append(c.idle, s.index)
 	}
 	if done != nil {

@@ -83,6 +83,9 @@ func NewSysbenchOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config,
 		c := &client{s: s, id: i}
 		c.executedCB, c.doneCB = c.onExecuted, c.onDone
 		c.sess = srv.NewSession(c.doneCB, c)
+		// A query's request wakes the server thread and its reply the
+		// client (machine.idle_wake).
+		c.sess.th.HandOffs = 2
 		c.w.ClientCPU, c.w.Wire = wl.Sysbench.ClientCPU.D(), wire
 		s.clients = append(s.clients, c)
 	}
@@ -274,6 +277,9 @@ type Threads struct {
 	// RefillUsPerTx is the CPU the caches' refills took a transaction
 	// (machine.cache_refill; 0 without it).
 	RefillUsPerTx float64 `json:"refill_us_per_tx"`
+	// IdleWakeUsPerTx is the CPU of wake-ups onto idle vCPUs a
+	// transaction (machine.idle_wake; 0 without it).
+	IdleWakeUsPerTx float64 `json:"idle_wake_us_per_tx"`
 }
 
 // WriteBytesPerTx is the device write bytes per committed transaction, by
@@ -428,10 +434,11 @@ func (s *Sysbench) Report() Metrics {
 		CommitFsyncs: CommitFsyncs{Redo: es.RedoSyncs, Binlog: ps.BinlogSyncs},
 		CPUUtilPct:   100 * cs.Utilization,
 		Threads: Threads{
-			WakesPerTx:    perTx(cs.Wakes),
-			WakeWaitUsAvg: float64(cs.MeanWakeWait) / 1e3,
-			YieldsPerTx:   perTx(cs.Yields),
-			RefillUsPerTx: perTx(int64(cs.RefillCPU)) / 1e3,
+			WakesPerTx:      perTx(cs.Wakes),
+			WakeWaitUsAvg:   float64(cs.MeanWakeWait) / 1e3,
+			YieldsPerTx:     perTx(cs.Yields),
+			RefillUsPerTx:   perTx(int64(cs.RefillCPU)) / 1e3,
+			IdleWakeUsPerTx: perTx(int64(cs.IdleWakeCPU)) / 1e3,
 		},
 		WritePerTx: WriteBytesPerTx{
 			Redo:        perTx(src["redo"]),
