@@ -49,6 +49,10 @@ type Calibration struct {
 	// (server and client) grows by from the base runs to the 16-thread
 	// runs with no sync (crowdThreads), per query; 0 without such runs.
 	CacheRefill time.Duration
+	// IdleWake is machine.idle_wake: the CPU a wake-up onto an idle vCPU
+	// costs beyond one on a busy vCPU, the wake probe's cross-vCPU runs
+	// less its same-vCPU runs; 0 without both.
+	IdleWake time.Duration
 
 	Notes []string // one line per choice made, written into the presets
 }
@@ -149,6 +153,50 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	e.BufferPool.Warm = true
 	note("engine.buffer_pool.warm = true: the harness loads the dump at startup and runs a warm-up before each run")
 
+	// A thread's wake-up, from the probe when the harness ran it, else
+	// the model's assumption: the model charges it apart
+	// (engine.cpu.wakeup) at every wake of the commit path, and the
+	// measured per-I/O CPUs hold the real ones, so they are taken less
+	// the wake-ups the model charges for one: the write's, or a sync's
+	// sleeps (syncWakes). Without that the wake-ups count twice. With the
+	// probe's same-vCPU runs too, a wake-up is split in two: the switch
+	// (engine.cpu.wakeup, what it costs where the vCPUs are busy) and the
+	// IPI and halt exit of an idle vCPU (machine.idle_wake, which the
+	// model adds when a thread wakes onto an idle vCPU).
+	cross, nc := d.WakeProbe.CrossCPU()
+	same, ns := d.WakeProbe.SameCPU()
+	switch {
+	case nc > 0 && ns > 0 && cross > same:
+		e.CPU.Wakeup = sim.Duration(math.Round(same * 1e3))
+		c.IdleWake = time.Duration(math.Round((cross - same) * 1e3))
+		note("engine.cpu.wakeup = %v: the median CPU of a wake-up on one vCPU, %d runs of scripts/realdb/wake.c before and after the matrix", e.CPU.Wakeup, ns)
+		note("machine.idle_wake = %v: a wake-up across the two vCPUs costs %.2fus (median of %d runs), the IPI and the idle vCPU's exit from halt beyond the switch", sim.Duration(c.IdleWake), cross, nc)
+	case nc > 0:
+		e.CPU.Wakeup = sim.Duration(math.Round(cross * 1e3))
+		note("engine.cpu.wakeup = %v: the median CPU of a wake-up across the two vCPUs, %d runs of scripts/realdb/wake.c before and after the matrix (no same-vCPU runs: machine.idle_wake = 0)", e.CPU.Wakeup, nc)
+	default:
+		note("engine.cpu.wakeup = %v: the model's assumption (the document has no wake-up probe, harness --wake-probe)", e.CPU.Wakeup)
+	}
+	// At 1 thread every hop between sysbench and its server thread wakes
+	// the other, idle vCPU: two a query (the request wakes the server, the
+	// reply the client), which the model charges itself (machine.idle_wake
+	// at each query's start on an idle vCPU). They come off the measured
+	// CPU of the two sides in proportion to it: the probe does not say
+	// which side pays how much of a hop (the waker's interrupt, the
+	// wakee's exit from halt), and the model runs both sides of a query
+	// in one segment.
+	q := c.Base.QueriesPerTx
+	if q <= 0 {
+		return Calibration{}, fmt.Errorf("realdb: base run has no queries")
+	}
+	hops := 2 * q * float64(c.IdleWake) / 1e3 // µs a transaction
+	both := c.Base.ServerCPUUs + c.Base.ClientCPUUs
+	if hops > 0.75*both {
+		return Calibration{}, fmt.Errorf("realdb: machine.idle_wake %v twice a query is %.1fus a transaction, more than three quarters of the base runs' %.1fus of server and client CPU", sim.Duration(c.IdleWake), hops, both)
+	}
+	keep := 1 - hops/both
+	serverCPU, clientCPU := c.Base.ServerCPUUs*keep, c.Base.ClientCPUUs*keep
+
 	// CPU per statement.
 	wl := c.Client
 	cp := &e.CPU
@@ -158,11 +206,15 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	for i, s := range stmts {
 		sum += float64(weights[i]) * float64(*s)
 	}
-	c.CPUScale = c.Base.ServerCPUUs * 1e3 / sum
+	c.CPUScale = serverCPU * 1e3 / sum
 	for _, s := range stmts {
 		*s = sim.Duration(math.Round(float64(*s) * c.CPUScale))
 	}
-	note("engine.cpu: begin..commit = the defaults x %.3f, so one transaction's statements cost the measured %.1fus of mariadbd CPU (1 thread, binlog off, flush=0, mean of %d runs)", c.CPUScale, c.Base.ServerCPUUs, len(base.Runs))
+	idleNote := ""
+	if hops > 0 {
+		idleNote = fmt.Sprintf(", less its share (%.1f %%) of the %.0f wake-ups of the idle vCPU a transaction at machine.idle_wake, %.1fus", 100*(1-keep), 2*q, hops)
+	}
+	note("engine.cpu: begin..commit = the defaults x %.3f, so one transaction's statements cost the measured %.1fus of mariadbd CPU (1 thread, binlog off, flush=0, mean of %d runs)%s", c.CPUScale, c.Base.ServerCPUUs, len(base.Runs), idleNote)
 
 	// Redo bytes per statement.
 	r := &e.Redo
@@ -191,12 +243,8 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	note("engine.redo: bytes_update_index..bytes_purge = the defaults x %.3f, so a transaction writes the measured %.0f B of redo (Innodb_lsn_current advance per transaction), less the %.0f B of index k's splits and merges the model writes at the base runs' age (%.0f transactions since prepare, mean)", c.RedoScale, c.Base.RedoBytesTx, c.IndexRedoTx, base.Range(func(f Figures) float64 { return f.AgeTx }).Mean)
 
 	// Client CPU and round trip.
-	q := c.Base.QueriesPerTx
-	if q <= 0 {
-		return Calibration{}, fmt.Errorf("realdb: base run has no queries")
-	}
-	c.Client.ClientCPU = sim.Duration(math.Round(c.Base.ClientCPUUs * 1e3 / q))
-	note("workload.sysbench.client_cpu = %v: sysbench's CPU (rusage) per query, %.1f queries per transaction", c.Client.ClientCPU, q)
+	c.Client.ClientCPU = sim.Duration(math.Round(clientCPU * 1e3 / q))
+	note("workload.sysbench.client_cpu = %v: sysbench's CPU (rusage) per query, %.1f queries per transaction%s", c.Client.ClientCPU, q, idleNote)
 	rest := 1e9/c.Base.TPS - (c.Base.ServerCPUUs+c.Base.ClientCPUUs)*1e3
 	c.Client.RoundTrip = sim.Duration(math.Round(math.Max(0, rest) / q))
 	note("workload.sysbench.round_trip = %v: 1/TPS (%.1fus) less the server's and client's CPU, per query; it absorbs the host's steal time and any background CPU overlapping the transaction", c.Client.RoundTrip, 1e6/c.Base.TPS)
@@ -206,19 +254,9 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
 	}
 
-	// A thread's wake-up, from the probe when the harness ran it, else
-	// the model's assumption: the model charges it apart
-	// (engine.cpu.wakeup) at every wake of the commit path, and the
-	// measured per-I/O CPUs hold the real ones, so they are taken less
-	// the wake-ups the model charges for one: the write's, or a sync's
-	// sleeps (syncWakes). Without that the wake-ups count twice.
-	if us, n := d.WakeProbe.CrossCPU(); n > 0 {
-		e.CPU.Wakeup = sim.Duration(math.Round(us * 1e3))
-		note("engine.cpu.wakeup = %v: the median CPU of a wake-up across the two vCPUs, %d runs of scripts/realdb/wake.c before and after the matrix", e.CPU.Wakeup, n)
-	} else {
-		note("engine.cpu.wakeup = %v: the model's assumption (the document has no wake-up probe, harness --wake-probe)", e.CPU.Wakeup)
-	}
-	wake := e.CPU.Wakeup.D()
+	// A commit-path wake-up at 1 thread lands on the idle vCPU: the
+	// model charges it the switch and the IPI.
+	wake := e.CPU.Wakeup.D() + c.IdleWake
 	less := func(d time.Duration, wakes float64) time.Duration {
 		return max(0, d-time.Duration(math.Round(wakes*float64(wake))))
 	}
@@ -457,6 +495,9 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	if c.CacheRefill > 0 {
 		fmt.Fprintf(&b, "cache_refill = %q\n", sim.Duration(c.CacheRefill).String())
 	}
+	if c.IdleWake > 0 {
+		fmt.Fprintf(&b, "idle_wake = %q\n", sim.Duration(c.IdleWake).String())
+	}
 	out["machine.toml"] = []byte(b.String())
 
 	b.Reset()
@@ -575,12 +616,17 @@ func (c *Calibration) cacheRefill(pts []Point, note func(string, ...any)) {
 		return
 	}
 	cpu := crowd.Range(func(f Figures) float64 { return f.ServerCPUUs + f.ClientCPUUs }).Mean
-	base := c.Base.ServerCPUUs + c.Base.ClientCPUUs
 	q := c.Base.QueriesPerTx
+	// The crowd keeps the vCPUs busy: it pays no wake-up of an idle one.
+	base := c.Base.ServerCPUUs + c.Base.ClientCPUUs - 2*q*float64(c.IdleWake)/1e3
 	if cpu <= base || q <= 0 {
-		note("machine.cache_refill = 0: the %d-thread runs' CPU a transaction, %.1fus, is not above the base runs' %.1fus", crowdThreads, cpu, base)
+		note("machine.cache_refill = 0: the %d-thread runs' CPU a transaction, %.1fus, is not above the base runs' %.1fus (less their wake-ups of the idle vCPU)", crowdThreads, cpu, base)
 		return
 	}
 	c.CacheRefill = time.Duration(math.Round((cpu - base) * 1e3 / q))
-	note("machine.cache_refill = %v: the CPU a transaction (mariadbd + sysbench) grows from %.1fus at 1 thread to %.1fus at %d threads (binlog off, flush=0, mean of %d runs), per query (%.1f a transaction)", sim.Duration(c.CacheRefill), base, cpu, crowdThreads, len(crowd.Runs), q)
+	less := ""
+	if c.IdleWake > 0 {
+		less = fmt.Sprintf(" (less its %.0f wake-ups of the idle vCPU at machine.idle_wake)", 2*q)
+	}
+	note("machine.cache_refill = %v: the CPU a transaction (mariadbd + sysbench) grows from %.1fus at 1 thread%s to %.1fus at %d threads (binlog off, flush=0, mean of %d runs), per query (%.1f a transaction)", sim.Duration(c.CacheRefill), base, less, cpu, crowdThreads, len(crowd.Runs), q)
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"simrun/model/engine"
+	"simrun/sim"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func TestDerive(t *testing.T) {
 	r.Samples = []map[string]float64{{"innodb_checkpoint_age": 30e6}, {"innodb_checkpoint_age": 50e6}}
 	r.Disk = map[string]int64{"flushes": 4500, "writes": 9000, "sectors_written": 200000} // device writes: 9000 less the 4500 flushes
 	r.CPU.ServerUser, r.CPU.ServerSys, r.CPU.ClientUser, r.CPU.ClientSys = 3, 1, 0.5, 0.5
+	r.Interrupts = map[string][]int64{"CAL": {40000, 50000}, "RES": {7, 8}} // 9 a transaction
 	// 10 s of 1 CPU-second ticks at 100 Hz: 8 s busy, of which the
 	// processes' 5 s are their own, 3 s the others' (30 %).
 	r.CPU.MachineTicks = map[string]int64{"user": 500, "system": 300, "idle": 100, "steal": 100}
@@ -51,6 +53,7 @@ func TestDerive(t *testing.T) {
 		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
 		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
 		StealPct: 10, BusyPct: 80, OtherCPUPct: 30, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
+		CallIPIsPerTx: 9,
 	}
 	if diff := cmp.Diff(want, r.Derive(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Derive (-want +got):\n%s", diff)
@@ -355,9 +358,14 @@ func TestRunAges(t *testing.T) {
 }
 
 // The wake-up probe, when the harness ran it, sets engine.cpu.wakeup to
-// the median cross-vCPU figure, and the per-I/O CPUs measured at 1 thread
-// lose the wake-ups the model charges apart: one for a write, syncWakes
-// for a sync; without it they lose the model's assumed wake-ups.
+// the median same-vCPU figure and machine.idle_wake to what the
+// cross-vCPU median costs beyond it; the per-I/O CPUs measured at 1 thread
+// lose the wake-ups the model charges apart there (on the idle vCPU: both
+// parts): one for a write, syncWakes for a sync; without the probe they
+// lose the model's assumed wake-ups. The statements and the client lose
+// one idle wake-up a query each (the request wakes the server, the reply
+// the client). A probe with no same-vCPU runs keeps the cross-vCPU figure
+// whole as engine.cpu.wakeup, with no idle_wake.
 func TestCalibrateWakeProbe(t *testing.T) {
 	w := &WakeProbe{
 		Before: []WakeRun{{Pin: "0/1", CPUUs: 13}, {Pin: "0/1", CPUUs: 15}, {Pin: "0/0", CPUUs: 8}},
@@ -375,11 +383,31 @@ func TestCalibrateWakeProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := mustCalibrate(t, d, fioJSON)
+	d.WakeProbe = &WakeProbe{Before: w.Before[:2], After: w.After}
+	crossOnly := mustCalibrate(t, d, fioJSON)
+	if got := crossOnly.Engine.CPU.Wakeup.D(); got != 14500*time.Nanosecond || crossOnly.IdleWake != 0 {
+		t.Errorf("cross-vCPU runs only: wakeup %v, idle_wake %v; want 14.5us and 0", got, crossOnly.IdleWake)
+	}
 	d.WakeProbe = w
 	probed := mustCalibrate(t, d, fioJSON)
-	wake := 14500 * time.Nanosecond
-	if got := probed.Engine.CPU.Wakeup.D(); got != wake {
-		t.Errorf("wakeup %v, want %v", got, wake)
+	wake := 14500 * time.Nanosecond // what a wake-up costs at 1 thread: switch + IPI
+	if got := probed.Engine.CPU.Wakeup.D(); got != 8*time.Microsecond || probed.IdleWake != 6500*time.Nanosecond {
+		t.Errorf("wakeup %v, idle_wake %v; want 8us and 6.5us", got, probed.IdleWake)
+	}
+	q := plain.Base.QueriesPerTx
+	stmts := func(c Calibration) float64 {
+		e, wl := c.Engine.CPU, c.Client
+		return float64(e.Begin + e.Commit + sim.Duration(wl.IndexUpdates)*e.UpdateIndex + sim.Duration(wl.NonIndexUpdates)*e.UpdateNonIndex +
+			sim.Duration(wl.DeleteInserts)*(e.Delete+e.Insert))
+	}
+	// Server and client together lose two idle wake-ups a query.
+	got := stmts(probed) + q*float64(probed.Client.ClientCPU)
+	want := stmts(plain) + q*float64(plain.Client.ClientCPU) - 2*q*6500
+	if math.Abs(got-want) > 50 {
+		t.Errorf("server + client %.0f ns a transaction with the probe, want %.0f (%.0f idle wake-ups less)", got, want, 2*q)
+	}
+	if r := stmts(probed) / stmts(plain); math.Abs(r-float64(probed.Client.ClientCPU)/float64(plain.Client.ClientCPU)) > 0.01 {
+		t.Errorf("the server keeps %.3f of its CPU and the client %.3f: want the same share", r, float64(probed.Client.ClientCPU)/float64(plain.Client.ClientCPU))
 	}
 	if plain.Commit.CPU.Write == 0 || plain.Commit.CPU.BinlogSync == 0 {
 		t.Fatalf("test set-up: the quiet matrix gives write %v, binlog_sync %v", plain.Commit.CPU.Write, plain.Commit.CPU.BinlogSync)
