@@ -168,3 +168,34 @@ func TestIdleWakeValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleWakeNoAllocs: with idle processors coming and going (three
+// threads that sleep between their jobs on two processors), the charges
+// and the re-synchronisation of the running threads allocate nothing.
+func TestIdleWakeNoAllocs(t *testing.T) {
+	env := New(1)
+	cpu, err := NewCPUWithPolicy(env, 2, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), IdleWake: 20 * us})
+	if err != nil {
+		t.Fatal(err)
+	}
+	segs := []time.Duration{40 * us, 40 * us, 40 * us}
+	threads := make([]CPUThread, 3)
+	var ran, slept, woke func(any)
+	ran = func(a any) { env.AfterArg(150*us, slept, a) }
+	slept = func(a any) { cpu.WakeAs(a.(*CPUThread), 10*us, woke, a) }
+	woke = func(a any) { cpu.RunAs(a.(*CPUThread), segs, ran, a) }
+	for i := range threads {
+		threads[i].HandOffs = 2
+		woke(&threads[i])
+	}
+	env.RunUntil(Time(20 * ms))
+	allocs := testing.AllocsPerRun(100, func() {
+		env.RunUntil(env.Now() + Time(ms))
+	})
+	if allocs > 0 {
+		t.Errorf("%v allocations per ms of simulated time", allocs)
+	}
+	if st := cpu.Stats(); st.IdleWakes == 0 || st.Utilization > 0.95 {
+		t.Errorf("the loop charged %d idle wake-ups at utilisation %.2f: it does not exercise them", st.IdleWakes, st.Utilization)
+	}
+}

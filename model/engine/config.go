@@ -82,7 +82,7 @@ type CPUConfig struct {
 	Delete         sim.Duration `toml:"delete" unit:"s" doc:"DELETE WHERE id=?"`
 	Insert         sim.Duration `toml:"insert" unit:"s" doc:"INSERT of one row"`
 	Commit         sim.Duration `toml:"commit" unit:"s" doc:"COMMIT: InnoDB commit mini-transaction, lock release, reply"`
-	Wakeup         sim.Duration `toml:"wakeup" unit:"s" doc:"CPU a thread spends to resume after sleeping on a lock, a condition or an I/O (scheduler switch, futex and syscall return); it runs only when the thread gets a processor. Assumption: 10us on a VM (docs/model-engine.md)"`
+	Wakeup         sim.Duration `toml:"wakeup" unit:"s" doc:"CPU a thread spends to resume after sleeping on a lock, a condition or an I/O (scheduler switch, futex and syscall return); it runs only when the thread gets a processor. Assumption: 10us on a VM; simrun calibrate takes it from the harness's wake probe, the same-vCPU figure when the probe has both pinnings (the IPI to an idle vCPU is machine.idle_wake; docs/model-engine.md)"`
 	CV             float64      `toml:"cv" unit:"" doc:"coefficient of variation (standard deviation / mean) of each statement's server CPU: every BEGIN, statement and COMMIT draws its CPU from a lognormal with the mean above and this CV (0 = constant). Assumption: 0.5; a statement's instructions are nearly fixed, its cycles vary with cache misses on the B-tree path, latch spins, interrupts and the load on its SMT sibling (docs/model-engine.md)"`
 }
 
