@@ -135,11 +135,17 @@ type Session struct {
 	qcpu  []time.Duration // CPU of each query, client part included
 	cpu   time.Duration
 	th    sim.CPUThread // the connection's thread, whose lag the scheduler keeps
+	// With a client thread (workload.sysbench.client_thread) the client's
+	// part of each query runs on cth, the server's on th, one after the
+	// other; hop counts the halves run.
+	split bool
+	cth   sim.CPUThread
+	hop   int
 
 	executed func(any)
 	arg      any
 
-	freeCB, residentCB, wireCB, cpuCB func(any)
+	freeCB, residentCB, wireCB, cpuCB, hopCB func(any)
 }
 
 // NewSession opens a connection. committed(arg) runs when a transaction's
@@ -147,6 +153,7 @@ type Session struct {
 func (s *Server) NewSession(committed func(any), arg any) *Session {
 	ss := &Session{s: s}
 	ss.freeCB, ss.residentCB, ss.wireCB, ss.cpuCB = ss.onFree, ss.onResident, ss.onWire, ss.onCPU
+	ss.hopCB = func(any) { ss.nextHop() }
 	ss.ctx.Done, ss.ctx.Arg, ss.ctx.Thread = committed, arg, &ss.th
 	ss.ctx.TL.Thread = &ss.th
 	return ss
@@ -210,7 +217,31 @@ func (ss *Session) onWire(any) {
 		d += q
 	}
 	ss.cpu = d
+	if ss.split {
+		ss.hop = 0
+		ss.nextHop()
+		return
+	}
 	s.cpu.RunAs(&ss.th, ss.qcpu, ss.cpuCB, ss)
+}
+
+// nextHop runs the next half of a query with a client thread: the
+// client's part on its thread, then the server's part on the
+// connection's, each woken by the other's send.
+func (ss *Session) nextHop() {
+	q := ss.hop / 2
+	if q == len(ss.qcpu) {
+		ss.onCPU(ss)
+		return
+	}
+	client := ss.w.ClientCPU
+	if ss.hop%2 == 0 {
+		ss.hop++
+		ss.s.cpu.WakeAs(&ss.cth, client, ss.hopCB, nil)
+		return
+	}
+	ss.hop++
+	ss.s.cpu.WakeAs(&ss.th, ss.qcpu[q]-client, ss.hopCB, nil)
 }
 
 // onCPU: the statements have run; their changes enter the buffer pool and

@@ -243,3 +243,45 @@ func TestBinlogCopyChargedOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestClientThread: with the client as a thread of its own
+// (workload.sysbench.client_thread) a lone connection runs the same CPU in
+// the same order, so its latency and CPU a transaction do not change, with
+// or without the IPI of an idle vCPU (two a query either way); at 16
+// threads every query is two wake-ups.
+func TestClientThread(t *testing.T) {
+	run := func(threads int, split bool, idle time.Duration) (lat, busy, wakes float64) {
+		env := sim.New(1)
+		vol, err := disk.New(env, studyVolume(false))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
+		ec.CPU.CV = 0
+		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogOff, commit.FlushPerSecond
+		wc.Sysbench.Threads, wc.Sysbench.ClientThread = threads, split
+		cpu := sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig(), IdleWake: idle}
+		s, err := NewSysbenchOn(env, Machine{Cores: 2, CPU: cpu}, vol, ec, cc, wc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Start()
+		env.RunUntil(sim.At(time.Second))
+		s.ResetStats()
+		env.RunUntil(sim.At(3 * time.Second))
+		r := s.Report()
+		cs := s.srv.cpu.Stats()
+		tx := r.TPS * cs.Elapsed.Seconds()
+		return r.Latency.Avg * 1e3, cs.MeanBusy * cs.Elapsed.Seconds() * 1e6 / tx, float64(cs.Wakes) / tx
+	}
+	for _, idle := range []time.Duration{0, 20 * time.Microsecond} {
+		lat0, busy0, _ := run(1, false, idle)
+		lat1, busy1, _ := run(1, true, idle)
+		if math.Abs(lat1-lat0) > 0.01*lat0 || math.Abs(busy1-busy0) > 0.01*busy0 {
+			t.Errorf("idle_wake %v, 1 thread: latency %.1f -> %.1f us, CPU %.1f -> %.1f us a transaction with a client thread; want the same", idle, lat0, lat1, busy0, busy1)
+		}
+	}
+	if _, _, w := run(16, true, 0); w < 12 || w > 12.5 {
+		t.Errorf("16 threads with a client thread: %.2f wake-ups a transaction, want two a query (12)", w)
+	}
+}

@@ -86,6 +86,7 @@ func NewSysbenchOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config,
 		// A query's request wakes the server thread and its reply the
 		// client (machine.idle_wake).
 		c.sess.th.HandOffs = 2
+		c.sess.split = wl.Sysbench.ClientThread
 		c.w.ClientCPU, c.w.Wire = wl.Sysbench.ClientCPU.D(), wire
 		s.clients = append(s.clients, c)
 	}

@@ -33,6 +33,7 @@ type Sysbench struct {
 	DeleteInserts   int          `toml:"delete_inserts" unit:"pairs/tx" doc:"DELETE + INSERT of the same id per transaction (--delete-inserts, default 1)"`
 	ClientCPU       sim.Duration `toml:"client_cpu" unit:"s per query" doc:"CPU the sysbench client (Lua, libmariadb, socket send/recv) spends per query on the same machine; assumption: 20us (sysbench and the server share the 4 vCPUs)"`
 	RoundTrip       sim.Duration `toml:"round_trip" unit:"s per query" doc:"non-CPU delay of one client/server round trip over loopback (wake-ups, scheduler latency); assumption: 15us"`
+	ClientThread    bool         `toml:"client_thread" unit:"" doc:"what-if: run each connection's sysbench client as a thread of its own, so that every query is two wake-ups on the vCPUs (the request wakes the server thread, the reply the client) where the default runs a connection's client and server CPU as one thread, a segment per query (docs/realdb.md, 'A host that pays for waking a vCPU'); false (default)"`
 	CValueLen       int          `toml:"c_len" unit:"bytes" doc:"length of the c value written (CHAR(120) column holding 119 digits and dashes; oltp_common.lua c_value_template)"`
 	PadValueLen     int          `toml:"pad_len" unit:"bytes" doc:"length of the pad value written (CHAR(60) column holding 59 characters; oltp_common.lua pad_value_template)"`
 }
