@@ -117,9 +117,20 @@ def summarise(d):
             p = line.split(None, 2)
             if len(p) == 3 and p[0].isdigit() and n > 0:
                 cpu["%s %s" % (p[1], p[2].strip())] = round(int(p[0]) / 999.0 / n * 1e6, 1)
-        runs.append({"run": int(i), "threads": t, "flush": flush.get(i), "tps": round(n / 15.0, 1),
-                     "cpu_us_per_tx": dict(sorted(cpu.items(), key=lambda kv: -kv[1])[:12]),
-                     "cpu_us_per_tx_total": round(sum(cpu.values()), 1)})
+        run = {"run": int(i), "threads": t, "flush": flush.get(i), "tps": round(n / 15.0, 1),
+               "cpu_us_per_tx": dict(sorted(cpu.items(), key=lambda kv: -kv[1])[:12]),
+               "cpu_us_per_tx_total": round(sum(cpu.values()), 1)}
+        # The hottest symbols by process (symbols-N-fF.txt: samples, comm,
+        # [k] or [.], symbol), in us a transaction.
+        sf = f.replace("profile-", "symbols-")
+        if os.path.exists(sf) and n > 0:
+            sym = {}
+            for line in open(sf):
+                p = line.split(None, 3)
+                if len(p) == 4 and p[0].isdigit():
+                    sym["%s %s %s" % (p[1], p[2], p[3].strip())] = round(int(p[0]) / 999.0 / n * 1e6, 2)
+            run["symbols_us_per_tx"] = dict(sorted(sym.items(), key=lambda kv: -kv[1])[:60])
+        runs.append(run)
     meta = {}
     if os.path.exists(os.path.join(d, "meta.json")):
         meta = json.load(open(os.path.join(d, "meta.json")))

@@ -14,7 +14,8 @@
 # innodb_flush_log_at_trx_commit between runs in the order FLUSH_ORDER
 # (default "0 1 1 0", so the pair shares the host's state), and profiles the
 # whole machine (perf record -a, 999 Hz, 15 s of each run); the summary gives
-# the CPU a transaction by process and binary (user code, libc, kernel).
+# the CPU a transaction by process and binary (user code, libc, kernel),
+# and by process and symbol (the 60 hottest, from symbols-N-fF.txt).
 # TABLES, SIZE, BP and REDO override the data's size (e.g. 10, 1000000, 4G,
 # 2G for the capped runs' data).
 #   scripts/realdb/syscalls.sh OUT_DIR [SETTING [trace|sched|profile]]
@@ -72,6 +73,7 @@ if [ "$mode" = profile ]; then
 		perf record -q -a -F 999 -o "$work/perf.data" -- sleep 15 >/dev/null 2>&1 || true
 		wait $sp
 		perf report -i "$work/perf.data" --sort comm,dso --stdio -q -F sample,comm,dso >"$out/profile-$i-f$f.txt" 2>/dev/null || true
+		perf report -i "$work/perf.data" --sort comm,sym --stdio -q -F sample,comm,sym 2>/dev/null | sort -rn | head -400 >"$out/symbols-$i-f$f.txt" || true
 		rm -f "$work/perf.data"
 		echo "$i 16 $(($(commits) - c0)) $f" >>"$out/tx.txt"
 	done
