@@ -38,16 +38,7 @@ import (
 //
 // The 20 s quick look is too short in every case and says how long to run.
 func TestSteadyStudy(t *testing.T) {
-	f, err := os.Open("testdata/study-600s-steady.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := result.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := mustLoad(t, "binlog/innodb-vs-file-120mbs")
+	doc, sc := storedStudy(t, "testdata/study-600s-steady.json")
 	if len(doc.Cases) != 9 {
 		t.Fatalf("%d cases in the stored study", len(doc.Cases))
 	}
@@ -114,16 +105,7 @@ func TestSteadyStudy(t *testing.T) {
 // the data's age) and MSER alone cuts every longer run later
 // (docs/capacity-planning.md). The cut leaves at most 1 % of drift.
 func TestSteadyLongRun(t *testing.T) {
-	f, err := os.Open("testdata/study-2100s-case7-8.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	doc, err := result.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sc := mustLoad(t, "binlog/innodb-vs-file-120mbs")
+	doc, sc := storedStudy(t, "testdata/study-2100s-case7-8.json")
 	want := map[string]string{"Case7": "mser-cycle-drift", "Case8": "mser-cycle"}
 	for _, rc := range doc.Cases {
 		c, err := sc.Case(rc.Name)
@@ -137,6 +119,22 @@ func TestSteadyLongRun(t *testing.T) {
 			t.Errorf("%s at %gs: %+v; want settled by %s with a 250-400 s cycle", rc.Name, doc.Duration, st, want[rc.Name])
 		}
 	}
+}
+
+// storedStudy reads a stored result of the binlog study and loads the
+// study's scenario, whose cases the steady-state check reads.
+func storedStudy(t *testing.T, path string) (*result.Document, *Scenario) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := result.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc, mustLoad(t, "binlog/innodb-vs-file-120mbs")
 }
 
 func TestBottleneckReplica(t *testing.T) {

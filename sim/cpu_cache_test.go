@@ -20,8 +20,20 @@ type cacheEv struct {
 // its CPUThread.
 func runCache(t *testing.T, cpus int, cache CacheConfig, evs []cacheEv) (map[string]time.Duration, CPUStats) {
 	t.Helper()
+	jobs := make([]idleEv, len(evs))
+	for i, e := range evs {
+		jobs[i] = idleEv{at: e.at, thread: e.thread, segs: e.segs, name: e.name}
+	}
+	return runJobs(t, cpus, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: cache}, jobs)
+}
+
+// runJobs runs evs on cpus processors under cfg and returns each job's
+// completion time and the statistics. Jobs of one thread share its
+// CPUThread, whose HandOffs the thread's first job sets.
+func runJobs(t *testing.T, cpus int, cfg CPUConfig, evs []idleEv) (map[string]time.Duration, CPUStats) {
+	t.Helper()
 	env := New(1)
-	cpu, err := NewCPUWithPolicy(env, cpus, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: cache})
+	cpu, err := NewCPUWithPolicy(env, cpus, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +42,16 @@ func runCache(t *testing.T, cpus int, cache CacheConfig, evs []cacheEv) (map[str
 	for _, e := range evs {
 		th := threads[e.thread]
 		if th == nil {
-			th = &CPUThread{}
+			th = &CPUThread{HandOffs: e.handOffs}
 			threads[e.thread] = th
 		}
 		env.At(Time(e.at), func() {
-			cpu.RunAs(th, e.segs, func(any) { got[e.name] = time.Duration(env.Now()) }, nil)
+			done := func(any) { got[e.name] = time.Duration(env.Now()) }
+			if e.wake {
+				cpu.WakeAs(th, e.segs[0], done, nil)
+				return
+			}
+			cpu.RunAs(th, e.segs, done, nil)
 		})
 	}
 	env.Run()
@@ -111,37 +128,7 @@ func TestCacheAffinity(t *testing.T) {
 // three processors.
 func TestCacheConservation(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		env := New(seed)
-		cpu, err := NewCPUWithPolicy(env, 3, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: CacheConfig{Refill: 20 * us, Decay: 50 * us}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := env.Stream("cache-test")
-		threads := make([]CPUThread, 9)
-		segs := make([][]time.Duration, len(threads))
-		var asked time.Duration
-		var loop func(any)
-		loop = func(a any) {
-			i := a.(int)
-			if env.Now() > Time(50*ms) {
-				return
-			}
-			s := segs[i][:0]
-			for k := 0; k < 1+rng.IntN(5); k++ {
-				q := time.Duration(1+rng.IntN(200)) * us
-				s = append(s, q)
-				asked += q
-			}
-			segs[i] = s
-			sleep := time.Duration(rng.IntN(300)) * us
-			env.AfterArg(sleep, func(a any) { cpu.RunAs(&threads[a.(int)], segs[a.(int)], loop, a) }, i)
-		}
-		for i := range threads {
-			segs[i] = make([]time.Duration, 0, 5)
-			loop(i)
-		}
-		env.Run()
-		st := cpu.Stats()
+		st, asked := randomLoad(t, seed, 9, 0, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), Cache: CacheConfig{Refill: 20 * us, Decay: 50 * us}})
 		busy := time.Duration(math.Round(st.Utilization * 3 * float64(st.Elapsed)))
 		if diff := busy - asked - st.RefillCPU; diff < -time.Microsecond || diff > time.Microsecond {
 			t.Errorf("seed %d: busy %v, asked %v + refills %v (%d): off by %v", seed, busy, asked, st.RefillCPU, st.Refills, diff)
@@ -150,6 +137,54 @@ func TestCacheConservation(t *testing.T) {
 			t.Errorf("seed %d: no refill in a crowded run", seed)
 		}
 	}
+}
+
+// randomLoad runs n threads on three processors under cfg for 50 ms: each
+// repeats one to five random bursts of 1-200 us (RunAs), a random sleep
+// of up to 300 us between; every wakeEvery-th thread (0: none) also wakes
+// for a burst of up to 50 us (WakeAs) before its queries. It returns the
+// CPU's statistics and the CPU the jobs asked for.
+func randomLoad(t *testing.T, seed uint64, n, wakeEvery int, cfg CPUConfig) (CPUStats, time.Duration) {
+	t.Helper()
+	env := New(seed)
+	cpu, err := NewCPUWithPolicy(env, 3, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := env.Stream("cpu-load-test")
+	threads := make([]CPUThread, n)
+	segs := make([][]time.Duration, n)
+	var asked time.Duration
+	var loop func(any)
+	run := func(a any) { cpu.RunAs(&threads[a.(int)], segs[a.(int)], loop, a) }
+	loop = func(a any) {
+		i := a.(int)
+		if env.Now() > Time(50*ms) {
+			return
+		}
+		s := segs[i][:0]
+		for k := 0; k < 1+rng.IntN(5); k++ {
+			q := time.Duration(1+rng.IntN(200)) * us
+			s = append(s, q)
+			asked += q
+		}
+		segs[i] = s
+		sleep := time.Duration(rng.IntN(300)) * us
+		if wakeEvery > 0 && i%wakeEvery == wakeEvery-1 {
+			q := time.Duration(1+rng.IntN(50)) * us
+			asked += q
+			env.AfterArg(sleep, func(a any) { cpu.WakeAs(&threads[a.(int)], q, run, a) }, i)
+			return
+		}
+		env.AfterArg(sleep, run, i)
+	}
+	for i := range threads {
+		threads[i].HandOffs = 2
+		segs[i] = make([]time.Duration, 0, 5)
+		loop(i)
+	}
+	env.Run()
+	return cpu.Stats(), asked
 }
 
 func TestCacheConfigValidate(t *testing.T) {

@@ -21,30 +21,7 @@ type idleEv struct {
 
 func runIdleWake(t *testing.T, cpus int, idle time.Duration, evs []idleEv) (map[string]time.Duration, CPUStats) {
 	t.Helper()
-	env := New(1)
-	cpu, err := NewCPUWithPolicy(env, cpus, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), IdleWake: idle})
-	if err != nil {
-		t.Fatal(err)
-	}
-	threads := map[string]*CPUThread{}
-	got := map[string]time.Duration{}
-	for _, e := range evs {
-		th := threads[e.thread]
-		if th == nil {
-			th = &CPUThread{HandOffs: e.handOffs}
-			threads[e.thread] = th
-		}
-		env.At(Time(e.at), func() {
-			done := func(any) { got[e.name] = time.Duration(env.Now()) }
-			if e.wake {
-				cpu.WakeAs(th, e.segs[0], done, nil)
-				return
-			}
-			cpu.RunAs(th, e.segs, done, nil)
-		})
-	}
-	env.Run()
-	return got, cpu.Stats()
+	return runJobs(t, cpus, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(), IdleWake: idle}, evs)
 }
 
 // TestIdleWake: what a wake-up onto an idle processor costs, and when a
@@ -100,48 +77,8 @@ func TestIdleWake(t *testing.T) {
 // that leaves processors idle part of the time.
 func TestIdleWakeConservation(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
-		env := New(seed)
-		cpu, err := NewCPUWithPolicy(env, 3, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(),
+		st, asked := randomLoad(t, seed, 4, 2, CPUConfig{Policy: Fair, Fair: DefaultFairConfig(),
 			Cache: CacheConfig{Refill: 5 * us, Decay: 50 * us}, IdleWake: 15 * us})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := env.Stream("idle-test")
-		threads := make([]CPUThread, 4)
-		segs := make([][]time.Duration, len(threads))
-		var asked time.Duration
-		var loop func(any)
-		loop = func(a any) {
-			i := a.(int)
-			if env.Now() > Time(50*ms) {
-				return
-			}
-			s := segs[i][:0]
-			for k := 0; k < 1+rng.IntN(5); k++ {
-				q := time.Duration(1+rng.IntN(200)) * us
-				s = append(s, q)
-				asked += q
-			}
-			segs[i] = s
-			sleep := time.Duration(rng.IntN(300)) * us
-			if i%2 == 1 {
-				// A wake-up of one burst between the connections' queries.
-				q := time.Duration(1+rng.IntN(50)) * us
-				asked += q
-				env.AfterArg(sleep, func(a any) {
-					cpu.WakeAs(&threads[a.(int)], q, func(a any) { cpu.RunAs(&threads[a.(int)], segs[a.(int)], loop, a) }, a)
-				}, i)
-				return
-			}
-			env.AfterArg(sleep, func(a any) { cpu.RunAs(&threads[a.(int)], segs[a.(int)], loop, a) }, i)
-		}
-		for i := range threads {
-			threads[i].HandOffs = 2
-			segs[i] = make([]time.Duration, 0, 5)
-			loop(i)
-		}
-		env.Run()
-		st := cpu.Stats()
 		busy := time.Duration(math.Round(st.Utilization * 3 * float64(st.Elapsed)))
 		if diff := busy - asked - st.RefillCPU - st.IdleWakeCPU; diff < -time.Microsecond || diff > time.Microsecond {
 			t.Errorf("seed %d: busy %v, asked %v + refills %v + idle wakes %v (%d): off by %v", seed, busy, asked, st.RefillCPU, st.IdleWakeCPU, st.IdleWakes, diff)

@@ -208,32 +208,38 @@ func benchCase(b *testing.B, name string, m Machine) {
 // of its two-phase commit (commit.cpu.prepare) and of the leader's copy of
 // its binlog cache (binlog_file_per_kib), once: the mean latency and the
 // CPU busy time per transaction grow by the same amount, and by that sum.
-func TestBinlogCopyChargedOnce(t *testing.T) {
-	run := func(mode commit.BinlogMode) (lat, busy float64, binlogBytes float64) {
-		env := sim.New(1)
-		vol, err := disk.New(env, studyVolume(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
-		ec.CPU.CV = 0
-		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = mode, commit.FlushPerSecond
-		wc.Sysbench.Threads = 1
-		s, err := NewSysbench(env, 4, vol, ec, cc, wc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Start()
-		env.RunUntil(sim.At(time.Second))
-		s.ResetStats()
-		env.RunUntil(sim.At(3 * time.Second))
-		r := s.Report()
-		cs := s.srv.cpu.Stats()
-		tx := r.TPS * cs.Elapsed.Seconds()
-		return r.Latency.Avg * 1e3, cs.MeanBusy * cs.Elapsed.Seconds() * 1e6 / tx, float64(r.BinlogBytes) / tx
+// shortRun runs sysbench for 2 s after 1 s of warm-up on m with the
+// engine's CPU constant (cv 0), flush=0 and binlog mode, threads
+// connections (with their own client threads if split), and returns the
+// mean latency and the CPU, wake-ups and binlog bytes a transaction.
+func shortRun(t *testing.T, m Machine, mode commit.BinlogMode, threads int, split bool) (latUs, busyUs, wakes, binlogBytes float64) {
+	t.Helper()
+	env := sim.New(1)
+	vol, err := disk.New(env, studyVolume(false))
+	if err != nil {
+		t.Fatal(err)
 	}
-	latOff, busyOff, _ := run(commit.BinlogOff)
-	latFile, busyFile, bytes := run(commit.BinlogFile)
+	ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
+	ec.CPU.CV = 0
+	cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = mode, commit.FlushPerSecond
+	wc.Sysbench.Threads, wc.Sysbench.ClientThread = threads, split
+	s, err := NewSysbenchOn(env, m, vol, ec, cc, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	env.RunUntil(sim.At(time.Second))
+	s.ResetStats()
+	env.RunUntil(sim.At(3 * time.Second))
+	r := s.Report()
+	cs := s.srv.cpu.Stats()
+	tx := r.TPS * cs.Elapsed.Seconds()
+	return r.Latency.Avg * 1e3, cs.MeanBusy * cs.Elapsed.Seconds() * 1e6 / tx, float64(cs.Wakes) / tx, float64(r.BinlogBytes) / tx
+}
+
+func TestBinlogCopyChargedOnce(t *testing.T) {
+	latOff, busyOff, _, _ := shortRun(t, Machine{Cores: 4}, commit.BinlogOff, 1, false)
+	latFile, busyFile, _, bytes := shortRun(t, Machine{Cores: 4}, commit.BinlogFile, 1, false)
 	cpu := commit.DefaultConfig().CPU
 	want := (cpu.Prepare.D().Seconds() + cpu.BinlogFileKiB.D().Seconds()*bytes/1024) * 1e6
 	t.Logf("binlog %.0f B/tx: latency +%.2f us, CPU +%.2f us, want +%.2f us", bytes, latFile-latOff, busyFile-busyOff, want)
@@ -251,28 +257,9 @@ func TestBinlogCopyChargedOnce(t *testing.T) {
 // threads every query is two wake-ups.
 func TestClientThread(t *testing.T) {
 	run := func(threads int, split bool, idle time.Duration) (lat, busy, wakes float64) {
-		env := sim.New(1)
-		vol, err := disk.New(env, studyVolume(false))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
-		ec.CPU.CV = 0
-		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogOff, commit.FlushPerSecond
-		wc.Sysbench.Threads, wc.Sysbench.ClientThread = threads, split
-		cpu := sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig(), IdleWake: idle}
-		s, err := NewSysbenchOn(env, Machine{Cores: 2, CPU: cpu}, vol, ec, cc, wc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s.Start()
-		env.RunUntil(sim.At(time.Second))
-		s.ResetStats()
-		env.RunUntil(sim.At(3 * time.Second))
-		r := s.Report()
-		cs := s.srv.cpu.Stats()
-		tx := r.TPS * cs.Elapsed.Seconds()
-		return r.Latency.Avg * 1e3, cs.MeanBusy * cs.Elapsed.Seconds() * 1e6 / tx, float64(cs.Wakes) / tx
+		m := Machine{Cores: 2, CPU: sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig(), IdleWake: idle}}
+		lat, busy, wakes, _ = shortRun(t, m, commit.BinlogOff, threads, split)
+		return lat, busy, wakes
 	}
 	for _, idle := range []time.Duration{0, 20 * time.Microsecond} {
 		lat0, busy0, _ := run(1, false, idle)
