@@ -78,7 +78,11 @@ const indexWindow = 50000
 //     per transaction;
 //   - workload.sysbench.client_cpu: sysbench's CPU per query;
 //     round_trip: what is left of 1/TPS after the server's and client's
-//     CPU, per query.
+//     CPU, per query;
+//   - engine.cpu.wakeup and machine.idle_wake: the harness's wake probe,
+//     its same-vCPU figure and what its cross-vCPU one costs beyond it;
+//     the statements and the client then lose the two idle wake-ups a
+//     query that the model charges back at 1 thread.
 //
 // The CPU a sync point costs is measured at 1 thread: flush=1 against
 // flush=0 per redo sync becomes commit.cpu.sync (one fdatasync of an
