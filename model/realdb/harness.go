@@ -189,10 +189,6 @@ type Run struct {
 	} `json:"cpu"`
 	Load    []float64            `json:"loadavg_before"`
 	Samples []map[string]float64 `json:"samples"` // gauges every --sample-interval
-	// Interrupts is /proc/interrupts' delta over the run, per vCPU, by
-	// row ("CAL": function-call IPIs, which wake an idle vCPU for
-	// try_to_wake_up; "RES": rescheduling IPIs).
-	Interrupts map[string][]int64 `json:"interrupts_delta"`
 }
 
 // Load decodes and checks a harness document.
@@ -261,10 +257,6 @@ type Figures struct {
 	// AgeTx is the transactions the data had served since prepare when the
 	// run began (Doc.RunAges): index k's splits and merges depend on it.
 	AgeTx float64 `json:"age_transactions"`
-	// CallIPIsPerTx is the function-call IPIs a transaction (all vCPUs):
-	// a wake-up of a thread onto an idle vCPU (ttwu_queue_wakelist); -1
-	// when the document has no interrupt counts.
-	CallIPIsPerTx float64 `json:"call_ipis_per_tx"`
 }
 
 // Derive computes a run's per-transaction figures.
@@ -300,14 +292,6 @@ func (r Run) Derive() Figures {
 		ServerSysUs:     per(r.CPU.ServerSys * 1e6),
 		ClientCPUUs:     per((r.CPU.ClientUser + r.CPU.ClientSys) * 1e6),
 		QueriesPerTx:    per(float64(r.Sysbench.Queries)),
-	}
-	f.CallIPIsPerTx = -1
-	if cal, ok := r.Interrupts["CAL"]; ok {
-		var sum int64
-		for _, x := range cal {
-			sum += x
-		}
-		f.CallIPIsPerTx = per(float64(sum))
 	}
 	for _, smp := range r.Samples {
 		a := smp["innodb_checkpoint_age"] / 1e6

@@ -41,7 +41,6 @@ func TestDerive(t *testing.T) {
 	r.Samples = []map[string]float64{{"innodb_checkpoint_age": 30e6}, {"innodb_checkpoint_age": 50e6}}
 	r.Disk = map[string]int64{"flushes": 4500, "writes": 9000, "sectors_written": 200000} // device writes: 9000 less the 4500 flushes
 	r.CPU.ServerUser, r.CPU.ServerSys, r.CPU.ClientUser, r.CPU.ClientSys = 3, 1, 0.5, 0.5
-	r.Interrupts = map[string][]int64{"CAL": {40000, 50000}, "RES": {7, 8}} // 9 a transaction
 	// 10 s of 1 CPU-second ticks at 100 Hz: 8 s busy, of which the
 	// processes' 5 s are their own, 3 s the others' (30 %).
 	r.CPU.MachineTicks = map[string]int64{"user": 500, "system": 300, "idle": 100, "steal": 100}
@@ -53,7 +52,6 @@ func TestDerive(t *testing.T) {
 		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
 		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
 		StealPct: 10, BusyPct: 80, OtherCPUPct: 30, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
-		CallIPIsPerTx: 9,
 	}
 	if diff := cmp.Diff(want, r.Derive(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Derive (-want +got):\n%s", diff)
