@@ -336,24 +336,26 @@ func TestPredictCaps(t *testing.T) {
 // prices a wake-up of the other, idle vCPU at 22.5 us and one on the same
 // vCPU at 0.74 (docs/realdb.md, "A host that pays for waking a vCPU"),
 // the server's and client's CPU a transaction falls from 362-406 us at 1
-// thread to 166-171 us at 16 with the binlog off and flush=0. Calibrated
-// at 1 thread, the model predicts both TPS within 10 % of their measured
-// ranges only because it charges machine.idle_wake where the crowd does
-// not pay it: without it the 16-thread run came out at 5,212 TPS against
-// 11,692-12,028.
+// thread to 166-171 us at 16 with the binlog off and flush=0. Those runs
+// calibrate the model (the 1-thread ones the statements, the 16-thread
+// ones machine.cache_refill, which without machine.idle_wake would have
+// had to be negative and was 0). The test is on a setting none of them
+// is: the binlog on, sync_binlog=0, flush=0 at 16 threads, within 10 % of
+// its measured range (before the mechanism 4,701 TPS against
+// 8,346-9,009). Its 1-thread run is not asked: the model's binlog costs
+// 42 us of latency a transaction there against the 126 measured, the
+// issue-12 check it misses with or without the mechanism.
 func TestIdleWakeHost(t *testing.T) {
 	d, c := calibrate(t, read(t, "../../docs/data/realdb/crowd-fc2vcpu-10x1M-bp4G-redo2G.json"), nil)
 	if c.IdleWake < 20*time.Microsecond || c.IdleWake > 23*time.Microsecond {
 		t.Fatalf("machine.idle_wake = %v from the probe, want about 21.7us", c.IdleWake)
 	}
 	var pts []realdb.Point
-	for _, threads := range []int{1, 16} {
-		p, ok := realdb.Find(d.Summarise(), false, 0, 0, threads)
-		if !ok {
-			t.Fatalf("no binlog-off flush=0 run at %d threads", threads)
-		}
-		pts = append(pts, p)
+	p, ok := realdb.Find(d.Summarise(), true, 0, 0, 16)
+	if !ok {
+		t.Fatal("no binlog-on sync_binlog=0 flush=0 run at 16 threads")
 	}
+	pts = append(pts, p)
 	for _, p := range predict(t, c, pts, "5s", "1s", 0) {
 		r := p.Point.Range(func(f realdb.Figures) float64 { return f.TPS })
 		got := p.Predicted.TPS
