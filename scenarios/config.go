@@ -58,6 +58,7 @@ type Machine struct {
 	CacheRefill  sim.Duration `toml:"cache_refill" unit:"duration" doc:"eevdf: the CPU a connection's thread spends reloading its working set into a processor's caches that hold none of it (it pays refill x (1 - e^(-w/cache_decay)) when it comes back after other threads ran w there, the whole refill on another processor); 0 (default): caches cost nothing, as in the published studies' calibrations; simrun calibrate derives it from a 16-thread run with no sync (docs/kernel.md, 'Caches')"`
 	CacheDecay   sim.Duration `toml:"cache_decay" unit:"duration" doc:"eevdf: the other threads' run time on a processor over which a thread's state in its caches falls by e (with cache_refill > 0); calibrated once on the realdb host's thread sweep (docs/validation.md)"`
 	IdleWake     sim.Duration `toml:"idle_wake" unit:"duration" doc:"eevdf: the extra CPU of waking a thread onto an idle vCPU (the waker's inter-processor interrupt and the vCPU's exit from halt, both VM exits on a cloud VM) beyond a wake-up where the vCPUs are busy; charged when a thread's job starts on an idle vCPU and, twice, at each query boundary of a sysbench connection while another vCPU is idle (its request wakes the server thread, its reply the client); 0 (default): as in the published studies' calibrations; simrun calibrate takes it from the harness's wake probe, cross-vCPU less same-vCPU (docs/kernel.md, 'Waking an idle processor')"`
+	IRQCost      sim.Duration `toml:"irq_cost" unit:"duration" doc:"eevdf: the CPU a completion interrupt of the volume takes from the thread running on the vCPU that receives it (its handler, the block layer's completion and, on a VM, the exits that inject it); one interrupt per device I/O, on one vCPU (a virtio-blk disk's single request queue); nothing when that vCPU is idle, which is why a 1-thread calibration cannot see it; 0 (default): as in the published studies' calibrations; simrun calibrate takes it from scripts/realdb/irq-cost.sh's probe (--irq-probe; docs/kernel.md, 'Interrupts on a busy processor')"`
 }
 
 // DefaultMachine is a 4-vCPU machine under Linux's EEVDF scheduler.
@@ -86,6 +87,7 @@ func (m Machine) CPU() (sim.CPUConfig, error) {
 	c.Fair = sim.FairConfig{BaseSlice: m.BaseSlice.D(), Tick: m.Tick.D(), DelayZero: m.DelayDequeue}
 	c.Cache = sim.CacheConfig{Refill: m.CacheRefill.D(), Decay: m.CacheDecay.D()}
 	c.IdleWake = m.IdleWake.D()
+	c.IRQCost = m.IRQCost.D()
 	switch m.SliceScaling {
 	case "log":
 		c.Fair.Scaling = sim.ScaleLog
@@ -123,6 +125,12 @@ func (m Machine) Validate() error {
 		errs = append(errs, fmt.Errorf("idle_wake: must be in [0, 1ms], got %v", m.IdleWake))
 	case m.IdleWake > 0 && m.Scheduler != "eevdf":
 		errs = append(errs, fmt.Errorf("idle_wake: needs scheduler = \"eevdf\", got %v with %q", m.IdleWake, m.Scheduler))
+	}
+	switch {
+	case m.IRQCost < 0 || m.IRQCost.D() > time.Millisecond:
+		errs = append(errs, fmt.Errorf("irq_cost: must be in [0, 1ms], got %v", m.IRQCost))
+	case m.IRQCost > 0 && m.Scheduler != "eevdf":
+		errs = append(errs, fmt.Errorf("irq_cost: needs scheduler = \"eevdf\", got %v with %q", m.IRQCost, m.Scheduler))
 	}
 	return errors.Join(errs...)
 }

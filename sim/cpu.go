@@ -327,6 +327,7 @@ func (c *CPU) ResetStats() {
 	c.yieldCount, c.wakes, c.wakeWait, c.fair.preempts = 0, 0, 0, 0
 	c.fair.refills, c.fair.refillNs = 0, 0
 	c.fair.idleWakes, c.fair.idleWakeNs = 0, 0
+	c.fair.irqs, c.fair.irqsBusy, c.fair.irqNs = 0, 0, 0
 }
 
 // CPUStats summarises a CPU since its last ResetStats.
@@ -340,6 +341,9 @@ type CPUStats struct {
 	RefillCPU    time.Duration // Fair: the CPU those refills took
 	IdleWakes    int64         // Fair: wake-ups onto an idle processor charged CPUConfig.IdleWake
 	IdleWakeCPU  time.Duration // Fair: the CPU they took
+	Interrupts   int64         // Fair, CPUConfig.IRQCost > 0: device interrupts delivered
+	BusyIRQs     int64         // of them, those that found their processor running a thread
+	IRQCPU       time.Duration // the CPU those took from the threads
 }
 
 // Stats returns the CPU's statistics up to now.
@@ -347,7 +351,8 @@ func (c *CPU) Stats() CPUStats {
 	c.account()
 	st := CPUStats{StationStats: c.summary(c.env.now, c.servers), Wakes: c.wakes, Yields: c.yieldCount,
 		Preemptions: c.fair.preempts, Refills: c.fair.refills, RefillCPU: time.Duration(c.fair.refillNs),
-		IdleWakes: c.fair.idleWakes, IdleWakeCPU: time.Duration(c.fair.idleWakeNs)}
+		IdleWakes: c.fair.idleWakes, IdleWakeCPU: time.Duration(c.fair.idleWakeNs),
+		Interrupts: c.fair.irqs, BusyIRQs: c.fair.irqsBusy, IRQCPU: time.Duration(c.fair.irqNs)}
 	if c.wakes > 0 {
 		st.MeanWakeWait = time.Duration(c.wakeWait / c.wakes)
 	}

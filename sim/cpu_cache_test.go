@@ -183,6 +183,17 @@ func randomLoad(t *testing.T, seed uint64, n, wakeEvery int, cfg CPUConfig) (CPU
 		segs[i] = make([]time.Duration, 0, 5)
 		loop(i)
 	}
+	if cfg.IRQCost > 0 { // device interrupts at random, on their own stream
+		irq := env.Stream("cpu-irq-test")
+		var tick func(any)
+		tick = func(any) {
+			if env.Now() <= Time(50*ms) {
+				cpu.Interrupt()
+				env.AfterArg(time.Duration(irq.IntN(100))*us, tick, nil)
+			}
+		}
+		tick(nil)
+	}
 	env.Run()
 	return cpu.Stats(), asked
 }

@@ -122,6 +122,11 @@ type CPUConfig struct {
 	// target, ttwu_queue_cond; on a VM both trap to the hypervisor). Fair
 	// only; cpu_idlewake.go says where it is charged.
 	IdleWake time.Duration
+	// IRQCost is the CPU a device's completion interrupt takes from the
+	// thread running on the processor that receives it (its handler and,
+	// on a VM, the exits that inject it); nothing when that processor is
+	// idle. Fair only; cpu_irq.go says where it is charged.
+	IRQCost time.Duration
 }
 
 // CacheConfig is what a processor's caches cost a thread that comes back to
@@ -161,6 +166,9 @@ func (c CPUConfig) Validate() error {
 		if c.IdleWake != 0 {
 			return fmt.Errorf("idle_wake: needs the fair policy, got %v under wake_first", c.IdleWake)
 		}
+		if c.IRQCost != 0 {
+			return fmt.Errorf("irq_cost: needs the fair policy, got %v under wake_first", c.IRQCost)
+		}
 		return nil
 	case Fair:
 		if err := c.Fair.Validate(); err != nil {
@@ -171,6 +179,9 @@ func (c CPUConfig) Validate() error {
 		}
 		if c.IdleWake < 0 || c.IdleWake > time.Millisecond {
 			return fmt.Errorf("idle_wake: must be in [0, 1ms], got %v", c.IdleWake)
+		}
+		if c.IRQCost < 0 || c.IRQCost > time.Millisecond {
+			return fmt.Errorf("irq_cost: must be in [0, 1ms], got %v", c.IRQCost)
 		}
 		return nil
 	}
@@ -195,6 +206,7 @@ func NewCPUWithPolicy(env *Env, n int, cfg CPUConfig) (*CPU, error) {
 		c.fair.delayZero = cfg.Fair.DelayZero
 		c.fair.refill, c.fair.decay = float64(cfg.Cache.Refill), float64(cfg.Cache.Decay)
 		c.fair.idleWake = int64(cfg.IdleWake)
+		c.fair.irqCost = int64(cfg.IRQCost)
 	}
 	return c, nil
 }
@@ -240,6 +252,11 @@ type cpuFair struct {
 	idleWake   int64 // CPUConfig.IdleWake, ns
 	idleWakes  int64 // wake-ups charged it
 	idleWakeNs int64 // the CPU they were charged
+
+	irqCost  int64 // CPUConfig.IRQCost, ns
+	irqs     int64 // interrupts delivered
+	irqsBusy int64 // of them, those that found processor 0 running a job
+	irqNs    int64 // the CPU those took
 }
 
 // fairKey is what the Fair rule reads of a job: its virtual runtime and

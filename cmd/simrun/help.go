@@ -149,7 +149,7 @@ Example:
   simrun trace binlog/innodb-vs-file-120mbs --case Case8 --window 10s:10.05s -o case8.json
 `,
 	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME] [--harness H.json]
-       simrun calibrate --harness H.json -o DIR [--name NAME]
+       simrun calibrate --harness H.json -o DIR [--name NAME] [--irq-probe IRQ.jsonl]
 
 Reads the output of a real fio run (fio 3.x, --output-format=json) and writes
 a volume preset: the IOPS and bandwidth caps from the measured maxima, and
@@ -177,7 +177,10 @@ a wake-up from the harness's wake probe; the caches' refill
 (machine.cache_refill) from the 16-thread run with no sync, when there is
 one (0 otherwise); the volume from fio: FIO.json, or
 without it the fio run the harness made right after its matrix (harness.py
---fio), the device's latencies of the same minutes. See docs/realdb.md.
+--fio), the device's latencies of the same minutes; the CPU a disk
+completion interrupt takes from a busy vCPU (machine.irq_cost) from
+scripts/realdb/irq-cost.sh's output, --irq-probe, or the probe the harness
+kept (harness.py --irq-probe). See docs/realdb.md.
   simrun calibrate fio.json --harness matrix.json -o calibrated
   simrun calibrate --harness matrix.json -o calibrated
 `,

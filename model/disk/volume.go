@@ -157,6 +157,8 @@ type Volume struct {
 	recQueue trace.TrackID
 
 	complete, onWake, mediaDone, ackCached, flushReady func(any)
+
+	irq func() // SetInterrupt's: one call per host-visible completion
 }
 
 // New builds a volume on env. The configuration is validated first.
@@ -210,6 +212,12 @@ func New(env *sim.Env, cfg Config) (*Volume, error) {
 
 // Config returns the volume's configuration.
 func (v *Volume) Config() Config { return v.cfg }
+
+// SetInterrupt makes every host-visible completion (a device I/O, a
+// cached write's acknowledgement, a flush) call irq first, before the
+// callers' callbacks run: the completion interrupt the host's CPU takes
+// (sim.CPU.Interrupt). Merged requests are one I/O and one interrupt.
+func (v *Volume) SetInterrupt(irq func()) { v.irq = irq }
 
 // RegisterSource returns the Source for name, registering it if new.
 // Names keep their registration order; a volume holds MaxSources names,
@@ -554,6 +562,9 @@ func (v *Volume) onFlushReady(a any) { v.onComplete(a) }
 func (v *Volume) onComplete(a any) {
 	n := a.(*ioNode)
 	now := v.env.Now()
+	if v.irq != nil {
+		v.irq()
+	}
 	v.inflight--
 	v.st.completed(now, n.op, n.size, now-n.queued)
 	if v.trace != nil {

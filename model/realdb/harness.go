@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 )
 
 // Schema is the harness document's schema tag.
@@ -43,6 +44,10 @@ type Doc struct {
 	// WakeProbe is scripts/realdb/wake.c run before and after the matrix
 	// (harness --wake-probe); nil in documents recorded before it.
 	WakeProbe *WakeProbe `json:"wake_probe"`
+	// IRQProbe is scripts/realdb/irq-cost.sh run after the matrix (harness
+	// --irq-probe), or given to simrun calibrate --irq-probe; none in
+	// documents recorded before it.
+	IRQProbe []IRQRun `json:"irq_probe,omitempty"`
 	// Alternations are the paired measurements after the matrix (harness
 	// --alternate); none in documents recorded before them.
 	Alternations []Alternation `json:"alternations"`
@@ -82,15 +87,64 @@ func (w *WakeProbe) median(pin string) (float64, int) {
 			xs = append(xs, r.CPUUs)
 		}
 	}
+	return median(xs), len(xs)
+}
+
+// median is the middle of xs (the mean of the two middle ones for an even
+// count), 0 for none; xs is sorted in place.
+func median(xs []float64) float64 {
 	if len(xs) == 0 {
-		return 0, 0
+		return 0
 	}
 	sort.Float64s(xs)
 	m := xs[len(xs)/2]
 	if len(xs)%2 == 0 {
 		m = (xs[len(xs)/2-1] + m) / 2
 	}
-	return m, len(xs)
+	return m
+}
+
+// IRQRun is one round of scripts/realdb/irq-cost.sh: a loop pinned to the
+// vCPU that takes the disk's completion interrupts, alone and while fio
+// writes at QD1 from the other vCPU; CPUUs is the loop's loss an
+// interrupt.
+type IRQRun struct {
+	Device     string  `json:"device"`
+	IRQCPU     int     `json:"irq_cpu"`
+	Interrupts int64   `json:"interrupts"`
+	CPUUs      float64 `json:"cpu_us_per_interrupt"`
+}
+
+// ParseIRQProbe reads irq-cost.sh's output, one JSON object a line.
+func ParseIRQProbe(data []byte) ([]IRQRun, error) {
+	var runs []IRQRun
+	for i, line := range strings.Split(string(data), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var r IRQRun
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
+		}
+		if r.Interrupts <= 0 || !(r.CPUUs > 0 && r.CPUUs < 1000) {
+			return nil, fmt.Errorf("line %d: cpu_us_per_interrupt %v over %d interrupts: want (0, 1000) us over at least one", i+1, r.CPUUs, r.Interrupts)
+		}
+		runs = append(runs, r)
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no probe rounds")
+	}
+	return runs, nil
+}
+
+// IRQCost is the median CPU an interrupt took over the probe's rounds, in
+// µs, and how many rounds it is of (0: none).
+func IRQCost(runs []IRQRun) (float64, int) {
+	xs := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		xs = append(xs, r.CPUUs)
+	}
+	return median(xs), len(xs)
 }
 
 // Machine is the host the harness ran on.

@@ -46,9 +46,21 @@ func read(t *testing.T, p string) []byte {
 
 func calibrate(t *testing.T, harness, fio []byte) (*realdb.Doc, realdb.Calibration) {
 	t.Helper()
+	return calibrateIRQ(t, harness, fio, nil)
+}
+
+// calibrateIRQ is calibrate with the interrupt probe's output (nil: the
+// document's own, if any).
+func calibrateIRQ(t *testing.T, harness, fio, irq []byte) (*realdb.Doc, realdb.Calibration) {
+	t.Helper()
 	d, err := realdb.Load(harness)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if irq != nil {
+		if d.IRQProbe, err = realdb.ParseIRQProbe(irq); err != nil {
+			t.Fatal(err)
+		}
 	}
 	c, err := realdb.Calibrate(d, fio)
 	if err != nil {
@@ -151,7 +163,8 @@ func predict(t *testing.T, c realdb.Calibration, pts []realdb.Point, duration, w
 // its predictions of every measured setting with the thresholds of issue
 // 12. The comparison is printed; misses fail the test only with
 // SIMRUN_REALDB_STRICT=1, because the model mechanisms it checks are not
-// in yet (docs/realdb.md, known gaps). SIMRUN_REALDB_THREADS limits the
+// in yet (docs/realdb.md, known gaps). SIMRUN_REALDB_IRQ names
+// scripts/realdb/irq-cost.sh's output for machine.irq_cost. SIMRUN_REALDB_THREADS limits the
 // thread counts (default: all measured); SIMRUN_REALDB_REPORT writes the
 // side-by-side table as markdown to that file.
 func TestPredictRealServer(t *testing.T) {
@@ -165,11 +178,14 @@ func TestPredictRealServer(t *testing.T) {
 	if hp == "" {
 		t.Skip("set SIMRUN_REALDB_JSON (and SIMRUN_FIO_JSON unless the document keeps its fio run, harness --fio), or SIMRUN_REALDB=1 for the committed data")
 	}
-	var fb []byte // none: the document's own fio run
+	var fb, irq []byte // none: the document's own fio run and interrupt probe
 	if fp != "" {
 		fb = read(t, fp)
 	}
-	d, c := calibrate(t, read(t, hp), fb)
+	if ip := os.Getenv("SIMRUN_REALDB_IRQ"); ip != "" {
+		irq = read(t, ip)
+	}
+	d, c := calibrateIRQ(t, read(t, hp), fb, irq)
 	for _, n := range c.Notes {
 		t.Log(n)
 	}

@@ -590,3 +590,54 @@ func TestBinlogSyncWakes(t *testing.T) {
 		})
 	}
 }
+
+// TestCalibrateIRQProbe: machine.irq_cost is the median of the interrupt
+// probe's rounds, written into the machine preset; nothing else moves, and
+// a malformed probe is an error naming its line.
+func TestCalibrateIRQProbe(t *testing.T) {
+	probe := []byte(`{"device": "vda", "irq_cpu": 1, "interrupts": 60642, "cpu_us_per_interrupt": 21.43}
+
+{"device": "vda", "irq_cpu": 1, "interrupts": 61590, "cpu_us_per_interrupt": 24.18}
+{"device": "vda", "irq_cpu": 1, "interrupts": 66541, "cpu_us_per_interrupt": 21.87}
+`)
+	runs, err := ParseIRQProbe(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, n := IRQCost(runs); got != 21.87 || n != 3 {
+		t.Errorf("IRQCost = %v over %d rounds, want 21.87 over 3", got, n)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"", "no probe rounds"},
+		{"{\"interrupts\": 10, \"cpu_us_per_interrupt\": 20}\nnot json\n", "line 2"},
+		{"{\"interrupts\": 0, \"cpu_us_per_interrupt\": 20}\n", "over at least one"},
+		{"{\"interrupts\": 10, \"cpu_us_per_interrupt\": -3}\n", "want (0, 1000) us"},
+	} {
+		if _, err := ParseIRQProbe([]byte(bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("ParseIRQProbe(%q): error %v, want %q", bad.in, err, bad.want)
+		}
+	}
+	raw, fioJSON := quietData(t)
+	d, err := Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := mustCalibrate(t, d, fioJSON)
+	d.IRQProbe = runs
+	probed := mustCalibrate(t, d, fioJSON)
+	if plain.IRQCost != 0 || probed.IRQCost != 21870*time.Nanosecond {
+		t.Errorf("irq_cost %v without the probe and %v with it, want 0 and 21.87us", plain.IRQCost, probed.IRQCost)
+	}
+	probed.IRQCost, probed.Notes = 0, plain.Notes
+	if diff := cmp.Diff(plain, probed, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("the probe moved more than machine.irq_cost (-without +with):\n%s", diff)
+	}
+	probed.IRQCost = 21870 * time.Nanosecond
+	files, err := probed.Presets("h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := string(files["machine.toml"]); !strings.Contains(m, "irq_cost = \"21.87us\"") {
+		t.Errorf("machine.toml has no irq_cost:\n%s", m)
+	}
+}

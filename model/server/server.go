@@ -76,6 +76,9 @@ func NewOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config, cc comm
 	}
 	s := &Server{env: env, vol: vol, eng: e, ecfg: eng}
 	s.cpu = cpu
+	if m.CPU.IRQCost > 0 { // the volume's completions interrupt a vCPU
+		vol.SetInterrupt(cpu.Interrupt)
+	}
 	e.SetCPU(s.cpu)
 	s.pipe = commit.New(env, e, s.cpu, vol, cc, csrc, eng.CPU.Wakeup.D())
 	return s, nil

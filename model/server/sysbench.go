@@ -281,6 +281,9 @@ type Threads struct {
 	// IdleWakeUsPerTx is the CPU of wake-ups onto idle vCPUs a
 	// transaction (machine.idle_wake; 0 without it).
 	IdleWakeUsPerTx float64 `json:"idle_wake_us_per_tx"`
+	// IRQUsPerTx is the CPU the volume's completion interrupts took from
+	// running threads a transaction (machine.irq_cost; 0 without it).
+	IRQUsPerTx float64 `json:"irq_us_per_tx"`
 }
 
 // WriteBytesPerTx is the device write bytes per committed transaction, by
@@ -440,6 +443,7 @@ func (s *Sysbench) Report() Metrics {
 			YieldsPerTx:     perTx(cs.Yields),
 			RefillUsPerTx:   perTx(int64(cs.RefillCPU)) / 1e3,
 			IdleWakeUsPerTx: perTx(int64(cs.IdleWakeCPU)) / 1e3,
+			IRQUsPerTx:      perTx(int64(cs.IRQCPU)) / 1e3,
 		},
 		WritePerTx: WriteBytesPerTx{
 			Redo:        perTx(src["redo"]),

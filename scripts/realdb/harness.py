@@ -530,6 +530,23 @@ class Harness:
         with open(out) as f:
             return json.load(f)
 
+    def irq_probe(self):
+        """scripts/realdb/irq-cost.sh on the data's filesystem: what a disk
+        completion interrupt costs the busy vCPU that takes it, one object a
+        round; [] when the probe fails (one vCPU, no compiler)."""
+        try:
+            out = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "irq-cost.sh"),
+                                  self.tmp, str(self.a.irq_probe), "5"], check=True,
+                                 capture_output=True, text=True).stdout
+        except subprocess.CalledProcessError as e:
+            log("irq probe failed: %s" % (e.stderr or "")[-500:])
+            return []
+        runs = [json.loads(l) for l in out.splitlines() if l.strip()]
+        if runs:
+            us = sorted(r["cpu_us_per_interrupt"] for r in runs)
+            log("irq probe: %.1f us of a busy vCPU a completion interrupt (median of %d)" % (us[len(us) // 2], len(us)))
+        return runs
+
     def wake_probe(self):
         """scripts/realdb/wake.c, five runs pinned to vCPUs 0 and 1 (a
         wake-up is an IPI to the other vCPU) and five on vCPU 0; [] when
@@ -650,6 +667,8 @@ class Harness:
         # given no fio JSON of its own): the host's load moves them.
         if a.fio > 0:
             doc["fio"] = self.fio()
+        if a.irq_probe > 0:
+            doc["irq_probe"] = self.irq_probe()
         doc["finished_utc"] = utc(time.time())
         # The run's temporary directory is no part of the data: $RUNDIR.
         text = json.dumps(doc, indent=1, sort_keys=True).replace(self.tmp, "$RUNDIR")
@@ -1036,6 +1055,8 @@ def main():
     p.add_argument("--port", type=int, default=0, help="loopback TCP port (default: a free one)")
     p.add_argument("--keep", action="store_true", help="keep the data directory (debugging)")
     p.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")
+    p.add_argument("--irq-probe", type=int, default=0,
+                   help="rounds of scripts/realdb/irq-cost.sh after the matrix (5 s each: the CPU a disk completion interrupt takes from a busy vCPU, machine.irq_cost; 0 = none)")
     p.add_argument("--fio", type=int, default=0,
                    help="seconds a job of scripts/realdb/fio.sh run right after the matrix on the same "
                         "filesystem, kept in the document (simrun calibrate --harness then needs no fio "
