@@ -5,9 +5,13 @@
 # filesystem right after, simrun calibrate from it, the measured device flushes per
 # transaction of each setting (with the lower bounds durability implies),
 # and simrun's predictions of every setting against the measurement
-# (model/realdb TestPredictRealServer). The prediction checks are printed,
-# not enforced, until the model mechanisms of issue 12 land
-# (REALDB_STRICT=1 enforces them).
+# (model/realdb TestPredictRealServer). Every check is printed; the model's
+# device flushes per transaction must be within 0.05 of each measured
+# setting's (CI fails otherwise): durability fixes that figure whatever
+# else the shared machine does. The CPU and latency checks are printed and
+# not enforced: a 3 s run at 1 thread on a shared 2-vCPU host moves by up
+# to 2x between repeats (docs/realdb.md, "CI"). REALDB_STRICT=1 enforces
+# every check, or a comma-separated list of check names those.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
@@ -46,5 +50,5 @@ sys.exit(1 if bad else 0)
 PY
 
 echo "simrun predictions against the measurement:"
-SIMRUN_REALDB_JSON="$tmp/harness.json" SIMRUN_REALDB_STRICT="${REALDB_STRICT:-0}" \
+SIMRUN_REALDB_JSON="$tmp/harness.json" SIMRUN_REALDB_STRICT="${REALDB_STRICT:-device flushes/tx}" \
 	SIMRUN_REALDB_DURATION=5s go test ./model/realdb -run TestPredictRealServer -count=1 -v | grep -v '^=== RUN'
