@@ -72,8 +72,8 @@ def summarise(d):
     for line in open(os.path.join(d, "tx.txt")):
         f = line.split()
         tx[f[0]] = (int(f[1]), int(f[2]))
-        if len(f) > 3:
-            flush[f[0]] = int(f[3])
+        if len(f) > 3:  # a flush setting, or a whole harness setting (off:0, on:0:0)
+            flush[f[0]] = int(f[3]) if f[3].isdigit() else f[3]
     runs = []
     for f in sorted(glob.glob(os.path.join(d, "trace-*.txt"))):
         i = os.path.basename(f).split("-")[1]
@@ -117,7 +117,8 @@ def summarise(d):
             p = line.split(None, 2)
             if len(p) == 3 and p[0].isdigit() and n > 0:
                 cpu["%s %s" % (p[1], p[2].strip())] = round(int(p[0]) / 999.0 / n * 1e6, 1)
-        run = {"run": int(i), "threads": t, "flush": flush.get(i), "tps": round(n / 15.0, 1),
+        item = flush.get(i)
+        run = {"run": int(i), "threads": t, "setting" if isinstance(item, str) else "flush": item, "tps": round(n / 15.0, 1),
                "cpu_us_per_tx": dict(sorted(cpu.items(), key=lambda kv: -kv[1])[:12]),
                "cpu_us_per_tx_total": round(sum(cpu.values()), 1)}
         # The hottest symbols by process (symbols-N-fF.txt: samples, comm,
@@ -131,12 +132,59 @@ def summarise(d):
                     sym["%s %s %s" % (p[1], p[2], p[3].strip())] = round(int(p[0]) / 999.0 / n * 1e6, 2)
             run["symbols_us_per_tx"] = dict(sorted(sym.items(), key=lambda kv: -kv[1])[:60])
         runs.append(run)
+    runs += ipi_runs(d, tx, flush)
     meta = {}
     if os.path.exists(os.path.join(d, "meta.json")):
         meta = json.load(open(os.path.join(d, "meta.json")))
     return {"schema": "simrun-syscalls/1", **meta, "runs": runs}
 
 
+def ipi_counts(lines):
+    """Counts of `perf script -F comm,cpu,event,trace` lines of the ipi and
+    sched_wakeup tracepoints: IPIs by the function that sent them, wake-ups by
+    waker and wakee process and whether the wakee is placed on the waker's
+    vCPU."""
+    ipis, wakes = {}, {}
+    for line in lines:
+        m = re.match(r"\s*(\S.*?)\s+\[(\d+)\]\s+(\S+):\s+(.*)", line)
+        if not m:
+            continue
+        comm, cpu, event, trace = m.group(1), int(m.group(2)), m.group(3), m.group(4)
+        if event.startswith("ipi:"):
+            site = re.search(r"callsite=([A-Za-z_0-9.]+)", trace)
+            k = site.group(1) if site else "?"
+            ipis[k] = ipis.get(k, 0) + 1
+        elif event == "sched:sched_wakeup":
+            t = re.search(r"target_cpu=(\d+)", trace)
+            c = re.search(r"comm=(\S+)", trace)
+            if not t or not c:
+                continue
+            wakee = re.split(r"[/:]", c.group(1))[0]
+            waker = re.split(r"[/:]", comm.split()[0])[0]
+            k = "%s -> %s %s" % (waker, wakee, "same vCPU" if int(t.group(1)) == cpu else "other vCPU")
+            wakes[k] = wakes.get(k, 0) + 1
+    return {"ipis": dict(sorted(ipis.items(), key=lambda kv: -kv[1])),
+            "wakeups": dict(sorted(wakes.items(), key=lambda kv: -kv[1])[:20])}
+
+
+def ipi_runs(d, tx, flush):
+    runs = []
+    for f in sorted(glob.glob(os.path.join(d, "ipi-*.json"))):
+        i = os.path.basename(f).split("-")[1]
+        t, n = tx.get(i, (0, 0))
+        c = json.load(open(f))
+        per = lambda m: {k: round(v / n, 3) for k, v in m.items()} if n > 0 else {}
+        item = flush.get(i)
+        runs.append({"run": int(i), "threads": t, "setting" if isinstance(item, str) else "flush": item,
+                     "commits_in_8s": n, "tps": round(n / 8.0, 1),
+                     "ipis_per_tx": per(c["ipis"]), "wakeups_per_tx": per(c["wakeups"])})
+    return runs
+
+
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--ipi"]:
+        json.dump(ipi_counts(sys.stdin), sys.stdout)
+        print()
+        sys.exit(0)
     json.dump(summarise(sys.argv[1]), sys.stdout, indent=1)
     print()
