@@ -143,8 +143,11 @@ def ipi_counts(lines):
     """Counts of `perf script -F comm,cpu,event,trace` lines of the ipi and
     sched_wakeup tracepoints: IPIs by the function that sent them, wake-ups by
     waker and wakee process and whether the wakee is placed on the waker's
-    vCPU."""
-    ipis, wakes = {}, {}
+    vCPU, and the wake-ups that preempted: a reschedule IPI from
+    wakeup_preempt is sent inside try_to_wake_up before its sched_wakeup
+    event (ttwu_do_activate, then ttwu_do_wakeup), so it belongs to the next
+    wake-up on the same vCPU."""
+    ipis, wakes, preempting, pending = {}, {}, {}, set()
     for line in lines:
         m = re.match(r"\s*(\S.*?)\s+\[(\d+)\]\s+(\S+):\s+(.*)", line)
         if not m:
@@ -154,6 +157,8 @@ def ipi_counts(lines):
             site = re.search(r"callsite=([A-Za-z_0-9.]+)", trace)
             k = site.group(1) if site else "?"
             ipis[k] = ipis.get(k, 0) + 1
+            if k.startswith("wakeup_preempt"):
+                pending.add(cpu)
         elif event == "sched:sched_wakeup":
             t = re.search(r"target_cpu=(\d+)", trace)
             c = re.search(r"comm=(\S+)", trace)
@@ -163,8 +168,11 @@ def ipi_counts(lines):
             waker = re.split(r"[/:]", comm.split()[0])[0]
             k = "%s -> %s %s" % (waker, wakee, "same vCPU" if int(t.group(1)) == cpu else "other vCPU")
             wakes[k] = wakes.get(k, 0) + 1
-    return {"ipis": dict(sorted(ipis.items(), key=lambda kv: -kv[1])),
-            "wakeups": dict(sorted(wakes.items(), key=lambda kv: -kv[1])[:20])}
+            if cpu in pending:
+                pending.discard(cpu)
+                preempting[k] = preempting.get(k, 0) + 1
+    top = lambda m: dict(sorted(m.items(), key=lambda kv: -kv[1])[:20])
+    return {"ipis": top(ipis), "wakeups": top(wakes), "preempting_wakeups": top(preempting)}
 
 
 def ipi_runs(d, tx, flush):
@@ -177,7 +185,8 @@ def ipi_runs(d, tx, flush):
         item = flush.get(i)
         runs.append({"run": int(i), "threads": t, "setting" if isinstance(item, str) else "flush": item,
                      "commits_in_8s": n, "tps": round(n / 8.0, 1),
-                     "ipis_per_tx": per(c["ipis"]), "wakeups_per_tx": per(c["wakeups"])})
+                     "ipis_per_tx": per(c["ipis"]), "wakeups_per_tx": per(c["wakeups"]),
+                     "preempting_wakeups_per_tx": per(c.get("preempting_wakeups", {}))})
     return runs
 
 
