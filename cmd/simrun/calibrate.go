@@ -19,22 +19,29 @@ func (e env) calibrateCmd(args []string) error {
 	name := fs.String("name", "", "preset name (default: the output file's base name, or \"calibrated\")")
 	harness := fs.String("harness", "", "also calibrate from this scripts/realdb harness JSON: -o is then a directory for machine, volume, engine and workload presets; without a fio JSON the fio run the harness kept (harness.py --fio) calibrates the volume")
 	irq := fs.String("irq-probe", "", "with --harness: scripts/realdb/irq-cost.sh's output (one JSON line a round), for machine.irq_cost; a harness run with --irq-probe keeps its own")
+	kblockd := fs.String("kblockd-probe", "", "with --harness: scripts/realdb/kblockd.sh's output (one JSON line a round), for machine.flush_dispatch; a harness run with --kblockd-probe keeps its own")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
 	}
-	var irqProbe []byte
-	if *irq != "" {
-		if *harness == "" {
-			return usagef("calibrate: --irq-probe needs --harness")
+	var probes realdb.Probes
+	for _, p := range []struct {
+		flag, path string
+		into       *[]byte
+	}{{"--irq-probe", *irq, &probes.IRQ}, {"--kblockd-probe", *kblockd, &probes.Kblockd}} {
+		if p.path == "" {
+			continue
 		}
-		if irqProbe, err = os.ReadFile(*irq); err != nil {
-			return usagef("calibrate: --irq-probe: %v", err)
+		if *harness == "" {
+			return usagef("calibrate: %s needs --harness", p.flag)
+		}
+		if *p.into, err = os.ReadFile(p.path); err != nil {
+			return usagef("calibrate: %s: %v", p.flag, err)
 		}
 	}
 	if *harness != "" && len(pos) == 0 {
 		// the fio run the harness kept (harness.py --fio)
-		return e.calibrateRealDB(nil, irqProbe, *harness, *out, *name)
+		return e.calibrateRealDB(nil, probes, *harness, *out, *name)
 	}
 	if len(pos) != 1 {
 		return usagef("calibrate takes one fio JSON file, got %d (see simrun help calibrate)", len(pos))
@@ -44,7 +51,7 @@ func (e env) calibrateCmd(args []string) error {
 		return usagef("calibrate: %v", err)
 	}
 	if *harness != "" {
-		return e.calibrateRealDB(data, irqProbe, *harness, *out, *name)
+		return e.calibrateRealDB(data, probes, *harness, *out, *name)
 	}
 	if err := checkOutput(*out); err != nil {
 		return err
@@ -68,7 +75,7 @@ func (e env) calibrateCmd(args []string) error {
 
 // calibrateRealDB writes the presets calibrated from a scripts/realdb
 // harness JSON and fio JSON into the directory dir.
-func (e env) calibrateRealDB(fioJSON, irqProbe []byte, harness, dir, name string) error {
+func (e env) calibrateRealDB(fioJSON []byte, probes realdb.Probes, harness, dir, name string) error {
 	hb, err := os.ReadFile(harness)
 	if err != nil {
 		return usagef("calibrate: %v", err)
@@ -79,7 +86,7 @@ func (e env) calibrateRealDB(fioJSON, irqProbe []byte, harness, dir, name string
 	if name == "" {
 		name = filepath.Base(dir)
 	}
-	files, err := realdb.PresetFiles(hb, fioJSON, irqProbe, name)
+	files, err := realdb.PresetFiles(hb, fioJSON, probes, name)
 	if err != nil {
 		return usagef("calibrate: %s: %v", harness, err)
 	}

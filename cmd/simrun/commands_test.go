@@ -284,3 +284,36 @@ func TestFioResultExplainsDeviceIOs(t *testing.T) {
 		t.Errorf("jobname %v, device_ios_per_io %v, write.iops %v, disk.writes_per_s %v: want the device count ≈ split × job IOPS", name, split, iops, dev)
 	}
 }
+
+// TestCalibrateProbeFlags: --irq-probe and --kblockd-probe put their
+// probe's median into machine.toml; without --harness, unreadable or not
+// a probe's output, they are bad input (exit 2) naming the flag.
+func TestCalibrateProbeFlags(t *testing.T) {
+	dir := t.TempDir()
+	harness := "../../docs/data/realdb/crowd-fc2vcpu-s30-10x1M-bp4G-redo2G.json"
+	kb := "../../docs/data/realdb/kblockd-fc2vcpu-s30.jsonl"
+	out := filepath.Join(dir, "cal")
+	if _, stderr, code := simrun(t, "calibrate", "--harness", harness, "--kblockd-probe", kb, "-o", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if m, _ := os.ReadFile(filepath.Join(out, "machine.toml")); !strings.Contains(string(m), `flush_dispatch = "20.18us"`) {
+		t.Errorf("machine.toml has no flush_dispatch from the probe:\n%s", m)
+	}
+	junk := filepath.Join(dir, "junk.jsonl")
+	if err := os.WriteFile(junk, []byte("not json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"calibrate", "../../model/fio/testdata/fio-2jobs.json", "--kblockd-probe", kb}, "--kblockd-probe needs --harness"},
+		{[]string{"calibrate", "../../model/fio/testdata/fio-2jobs.json", "--irq-probe", kb}, "--irq-probe needs --harness"},
+		{[]string{"calibrate", "--harness", harness, "--kblockd-probe", filepath.Join(dir, "missing"), "-o", out}, "--kblockd-probe"},
+		{[]string{"calibrate", "--harness", harness, "--kblockd-probe", junk, "-o", out}, "kblockd probe"},
+	} {
+		if _, stderr, code := simrun(t, tc.args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}

@@ -150,6 +150,7 @@ Example:
 `,
 	"calibrate": `Usage: simrun calibrate FIO.json [-o volume.toml] [--name NAME] [--harness H.json]
        simrun calibrate --harness H.json -o DIR [--name NAME] [--irq-probe IRQ.jsonl]
+                        [--kblockd-probe KBLOCKD.jsonl]
 
 Reads the output of a real fio run (fio 3.x, --output-format=json) and writes
 a volume preset: the IOPS and bandwidth caps from the measured maxima, and
@@ -180,7 +181,10 @@ without it the fio run the harness made right after its matrix (harness.py
 --fio), the device's latencies of the same minutes; the CPU a disk
 completion interrupt takes from a busy vCPU (machine.irq_cost) from
 scripts/realdb/irq-cost.sh's output, --irq-probe, or the probe the harness
-kept (harness.py --irq-probe). See docs/realdb.md.
+kept (harness.py --irq-probe); the CPU of the kernel worker that dispatches
+each device flush (machine.flush_dispatch) from scripts/realdb/kblockd.sh's
+output, --kblockd-probe, or the probe the harness kept (harness.py
+--kblockd-probe). See docs/realdb.md.
   simrun calibrate fio.json --harness matrix.json -o calibrated
   simrun calibrate --harness matrix.json -o calibrated
 `,

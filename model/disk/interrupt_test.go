@@ -44,3 +44,26 @@ func TestInterruptPerCompletion(t *testing.T) {
 		}
 	}
 }
+
+// TestFlushDispatchPerFlush: SetFlushDispatch's function runs once per
+// flush request as it enters the device queue (a flush is never merged),
+// and for nothing else.
+func TestFlushDispatchPerFlush(t *testing.T) {
+	for _, preset := range []string{"network-15k-120MBps", "nvme-consumer", "hdd-7200"} {
+		env := sim.New(5)
+		v, err := New(env, loadPreset(t, preset))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls int64
+		v.SetFlushDispatch(func() { calls++ })
+		d := newDriver(env, v, 8, 4096, 64<<20)
+		d.readPct, d.flushPct, d.seq = 30, 10, true
+		d.stopAt = sim.At(200 * time.Millisecond)
+		d.start()
+		env.Run()
+		if n := v.Iostat().Flushes; calls != n || n == 0 {
+			t.Errorf("%s: %d dispatches for %d flushes", preset, calls, n)
+		}
+	}
+}

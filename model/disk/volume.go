@@ -159,6 +159,8 @@ type Volume struct {
 	complete, onWake, mediaDone, ackCached, flushReady func(any)
 
 	irq func() // SetInterrupt's: one call per host-visible completion
+
+	flushHook func() // SetFlushDispatch's: one call per flush request
 }
 
 // New builds a volume on env. The configuration is validated first.
@@ -219,6 +221,13 @@ func (v *Volume) Config() Config { return v.cfg }
 // (sim.CPU.Interrupt). Merged requests are one I/O and one interrupt.
 func (v *Volume) SetInterrupt(irq func()) { v.irq = irq }
 
+// SetFlushDispatch makes every flush request call fn as it enters the
+// device queue: the host's block layer hands a cache flush to a kernel
+// worker to dispatch (Linux's blk-flush puts it on the requeue list and
+// kicks kblockd: blk_kick_flush, blk_mq_kick_requeue_list), whose CPU the
+// caller charges. Flushes are never merged, so it is one call each.
+func (v *Volume) SetFlushDispatch(fn func()) { v.flushHook = fn }
+
 // RegisterSource returns the Source for name, registering it if new.
 // Names keep their registration order; a volume holds MaxSources names,
 // two of which ("other", "fs_journal") are predefined. Registering more is a
@@ -277,6 +286,9 @@ func (v *Volume) enqueue(r Request) {
 	v.st.submitted(r.Op, r.Size)
 
 	if r.Op == Flush {
+		if v.flushHook != nil {
+			v.flushHook()
+		}
 		n := v.newIO()
 		n.op, n.queued = Flush, now
 		n.reqs = append(n.reqs, rq)

@@ -48,6 +48,10 @@ type Doc struct {
 	// --irq-probe), or given to simrun calibrate --irq-probe; none in
 	// documents recorded before it.
 	IRQProbe []IRQRun `json:"irq_probe,omitempty"`
+	// KblockdProbe is scripts/realdb/kblockd.sh run after the matrix
+	// (harness --kblockd-probe), or given to simrun calibrate
+	// --kblockd-probe; none in documents recorded before it.
+	KblockdProbe []KblockdRun `json:"kblockd_probe,omitempty"`
 	// Alternations are the paired measurements after the matrix (harness
 	// --alternate); none in documents recorded before them.
 	Alternations []Alternation `json:"alternations"`
@@ -117,17 +121,57 @@ type IRQRun struct {
 
 // ParseIRQProbe reads irq-cost.sh's output, one JSON object a line.
 func ParseIRQProbe(data []byte) ([]IRQRun, error) {
-	var runs []IRQRun
+	return parseProbe(data, func(r IRQRun) error {
+		if r.Interrupts <= 0 || !(r.CPUUs > 0 && r.CPUUs < 1000) {
+			return fmt.Errorf("cpu_us_per_interrupt %v over %d interrupts: want (0, 1000) us over at least one", r.CPUUs, r.Interrupts)
+		}
+		return nil
+	})
+}
+
+// KblockdRun is one round of scripts/realdb/kblockd.sh: fio syncing
+// after every write, and the CPU the high-priority kernel workers (the
+// pool kblockd runs on) spent a device flush meanwhile.
+type KblockdRun struct {
+	Device  string  `json:"device"`
+	Flushes int64   `json:"flushes"`
+	CPUUs   float64 `json:"kworker_cpu_us_per_flush"`
+}
+
+// ParseKblockdProbe reads kblockd.sh's output, one JSON object a line.
+func ParseKblockdProbe(data []byte) ([]KblockdRun, error) {
+	return parseProbe(data, func(r KblockdRun) error {
+		if r.Flushes <= 0 || !(r.CPUUs > 0 && r.CPUUs < 1000) {
+			return fmt.Errorf("kworker_cpu_us_per_flush %v over %d flushes: want (0, 1000) us over at least one", r.CPUUs, r.Flushes)
+		}
+		return nil
+	})
+}
+
+// FlushDispatchCost is the median CPU the kernel workers took a flush
+// over the probe's rounds, in µs, and how many rounds it is of (0: none).
+func FlushDispatchCost(runs []KblockdRun) (float64, int) {
+	xs := make([]float64, 0, len(runs))
+	for _, r := range runs {
+		xs = append(xs, r.CPUUs)
+	}
+	return median(xs), len(xs)
+}
+
+// parseProbe reads a probe's output, one JSON object a line, each checked
+// by check; at least one line.
+func parseProbe[T any](data []byte, check func(T) error) ([]T, error) {
+	var runs []T
 	for i, line := range strings.Split(string(data), "\n") {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		var r IRQRun
+		var r T
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			return nil, fmt.Errorf("line %d: %v", i+1, err)
 		}
-		if r.Interrupts <= 0 || !(r.CPUUs > 0 && r.CPUUs < 1000) {
-			return nil, fmt.Errorf("line %d: cpu_us_per_interrupt %v over %d interrupts: want (0, 1000) us over at least one", i+1, r.CPUUs, r.Interrupts)
+		if err := check(r); err != nil {
+			return nil, fmt.Errorf("line %d: %v", i+1, err)
 		}
 		runs = append(runs, r)
 	}

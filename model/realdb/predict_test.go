@@ -47,19 +47,24 @@ func read(t *testing.T, p string) []byte {
 
 func calibrate(t *testing.T, harness, fio []byte) (*realdb.Doc, realdb.Calibration) {
 	t.Helper()
-	return calibrateIRQ(t, harness, fio, nil)
+	return calibrateProbes(t, harness, fio, realdb.Probes{})
 }
 
-// calibrateIRQ is calibrate with the interrupt probe's output (nil: the
-// document's own, if any).
-func calibrateIRQ(t *testing.T, harness, fio, irq []byte) (*realdb.Doc, realdb.Calibration) {
+// calibrateProbes is calibrate with probe outputs given beside the
+// document (each empty: the document's own, if any).
+func calibrateProbes(t *testing.T, harness, fio []byte, probes realdb.Probes) (*realdb.Doc, realdb.Calibration) {
 	t.Helper()
 	d, err := realdb.Load(harness)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if irq != nil {
-		if d.IRQProbe, err = realdb.ParseIRQProbe(irq); err != nil {
+	if probes.IRQ != nil {
+		if d.IRQProbe, err = realdb.ParseIRQProbe(probes.IRQ); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if probes.Kblockd != nil {
+		if d.KblockdProbe, err = realdb.ParseKblockdProbe(probes.Kblockd); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -165,7 +170,8 @@ func predict(t *testing.T, c realdb.Calibration, pts []realdb.Point, duration, w
 // 12. The comparison is printed; misses fail the test only with
 // SIMRUN_REALDB_STRICT=1 (or a list of the checks to enforce), because the model mechanisms it checks are not
 // in yet (docs/realdb.md, known gaps). SIMRUN_REALDB_IRQ names
-// scripts/realdb/irq-cost.sh's output for machine.irq_cost. SIMRUN_REALDB_THREADS limits the
+// scripts/realdb/irq-cost.sh's output for machine.irq_cost, SIMRUN_REALDB_KBLOCKD
+// scripts/realdb/kblockd.sh's for machine.flush_dispatch. SIMRUN_REALDB_THREADS limits the
 // thread counts (default: all measured); SIMRUN_REALDB_REPORT writes the
 // side-by-side table as markdown to that file.
 func TestPredictRealServer(t *testing.T) {
@@ -179,14 +185,18 @@ func TestPredictRealServer(t *testing.T) {
 	if hp == "" {
 		t.Skip("set SIMRUN_REALDB_JSON (and SIMRUN_FIO_JSON unless the document keeps its fio run, harness --fio), or SIMRUN_REALDB=1 for the committed data")
 	}
-	var fb, irq []byte // none: the document's own fio run and interrupt probe
+	var fb []byte            // none: the document's own fio run
+	var probes realdb.Probes // none: the document's own probes
 	if fp != "" {
 		fb = read(t, fp)
 	}
 	if ip := os.Getenv("SIMRUN_REALDB_IRQ"); ip != "" {
-		irq = read(t, ip)
+		probes.IRQ = read(t, ip)
 	}
-	d, c := calibrateIRQ(t, read(t, hp), fb, irq)
+	if kp := os.Getenv("SIMRUN_REALDB_KBLOCKD"); kp != "" {
+		probes.Kblockd = read(t, kp)
+	}
+	d, c := calibrateProbes(t, read(t, hp), fb, probes)
 	for _, n := range c.Notes {
 		t.Log(n)
 	}

@@ -172,11 +172,12 @@ func TestPredictReadsMetrics(t *testing.T) {
 		"tx_per_group":   map[string]any{"redo_syncs": int64(2500), "binlog_grps": int64(1000), "binlog": 5.0},
 		"redo_lsn_bytes": int64(10e6), "redo_bytes": int64(12e6), "binlog_bytes": int64(10.75e6),
 		"pages_flushed_per_tx": 0.5, "cpu_util_pct": 50.0,
+		"threads": map[string]any{"flush_dispatch_us_per_tx": 40.0},
 	}
 	got := Predict(m, 2)
 	want := Figures{TPS: 500, LatencyAvgMs: 2, LatencyP95Ms: 4, FlushesPerTx: 2, WritesPerTx: 3, WriteKBPerTx: 10,
 		RedoSyncsPerTx: 0.5, TxPerRedoSync: 2, BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2400,
-		BinlogBytesTx: 2150, PagesFlushedTx: 0.5, ServerCPUUs: 2000, BusyPct: 50}
+		BinlogBytesTx: 2150, PagesFlushedTx: 0.5, ServerCPUUs: 2000 - 40, BusyPct: 50} // the kernel worker's CPU is no process's
 	if diff := cmp.Diff(want, got, cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Predict (-want +got):\n%s", diff)
 	}
@@ -639,5 +640,65 @@ func TestCalibrateIRQProbe(t *testing.T) {
 	}
 	if m := string(files["machine.toml"]); !strings.Contains(m, "irq_cost = \"21.87us\"") {
 		t.Errorf("machine.toml has no irq_cost:\n%s", m)
+	}
+}
+
+// TestCalibrateKblockdProbe: machine.flush_dispatch is the median of the
+// kblockd probe's rounds, and the probe moves nothing else.
+func TestCalibrateKblockdProbe(t *testing.T) {
+	probe := []byte(`{"device": "vda", "flushes": 25271, "kworker_cpu_us_per_flush": 20.18}
+{"device": "vda", "flushes": 43230, "kworker_cpu_us_per_flush": 19.61}
+
+{"device": "vda", "flushes": 39599, "kworker_cpu_us_per_flush": 21.52}
+`)
+	runs, err := ParseKblockdProbe(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, n := FlushDispatchCost(runs); got != 20.18 || n != 3 {
+		t.Errorf("FlushDispatchCost = %v over %d rounds, want 20.18 over 3", got, n)
+	}
+	for _, bad := range []struct{ in, want string }{
+		{"", "no probe rounds"},
+		{"{\"flushes\": 10, \"kworker_cpu_us_per_flush\": 20}\n[1]\n", "line 2"},
+		{"{\"flushes\": 0, \"kworker_cpu_us_per_flush\": 20}\n", "over at least one"},
+		{"{\"flushes\": 10, \"kworker_cpu_us_per_flush\": 0}\n", "want (0, 1000) us"},
+	} {
+		if _, err := ParseKblockdProbe([]byte(bad.in)); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("ParseKblockdProbe(%q): error %v, want %q", bad.in, err, bad.want)
+		}
+	}
+	raw, fioJSON := quietData(t)
+	d, err := Load(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := mustCalibrate(t, d, fioJSON)
+	d.KblockdProbe = runs
+	probed := mustCalibrate(t, d, fioJSON)
+	if plain.FlushDispatch != 0 || probed.FlushDispatch != 20180*time.Nanosecond {
+		t.Errorf("flush_dispatch %v without the probe and %v with it, want 0 and 20.18us", plain.FlushDispatch, probed.FlushDispatch)
+	}
+	files, err := probed.Presets("h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := string(files["machine.toml"]); !strings.Contains(m, "flush_dispatch = \"20.18us\"") {
+		t.Errorf("machine.toml has no flush_dispatch:\n%s", m)
+	}
+	probed.FlushDispatch, probed.Notes = 0, plain.Notes
+	if diff := cmp.Diff(plain, probed, cmpopts.EquateApprox(0, 1e-12)); diff != "" {
+		t.Errorf("the probe moved more than machine.flush_dispatch (-without +with):\n%s", diff)
+	}
+	// Given beside the document, as simrun calibrate --kblockd-probe does.
+	files, err = PresetFiles(raw, fioJSON, Probes{Kblockd: probe}, "h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := string(files["machine.toml"]); !strings.Contains(m, "flush_dispatch = \"20.18us\"") {
+		t.Errorf("PresetFiles with the probe: machine.toml has no flush_dispatch:\n%s", m)
+	}
+	if _, err := PresetFiles(raw, fioJSON, Probes{Kblockd: []byte("x")}, "h"); err == nil || !strings.Contains(err.Error(), "kblockd probe") {
+		t.Errorf("a bad probe: %v, want an error naming the kblockd probe", err)
 	}
 }

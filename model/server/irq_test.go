@@ -2,6 +2,7 @@ package server
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,5 +63,76 @@ func TestIRQCost(t *testing.T) {
 	}
 	if !(crowd.TPS < base.TPS) || math.IsNaN(crowd.TPS) {
 		t.Errorf("16 threads: %.0f TPS with interrupts, %.0f without: the CPU they take must cost throughput", crowd.TPS, base.TPS)
+	}
+}
+
+// flushDispatchRun runs the binlog off at flush=flush on two vCPUs with
+// machine.flush_dispatch kb and returns its report and the busy vCPU time
+// a transaction, in µs.
+func flushDispatchRun(t *testing.T, threads int, flush commit.FlushPolicy, kb time.Duration) (Metrics, float64) {
+	t.Helper()
+	env := sim.New(1)
+	vol, err := disk.New(env, studyVolume(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
+	cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogOff, flush
+	wc.Sysbench.Threads = threads
+	m := Machine{Cores: 2, CPU: sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig()}, FlushDispatch: kb}
+	s, err := NewSysbenchOn(env, m, vol, ec, cc, wc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	env.RunUntil(sim.At(time.Second))
+	s.ResetStats()
+	env.RunUntil(sim.At(3 * time.Second))
+	r := s.Report()
+	return r, r.CPUUtilPct / 100 * 2 * 2e6 / float64(r.Transactions)
+}
+
+// TestFlushDispatch: the kernel worker that dispatches each flush costs
+// the vCPUs its CPU a flush and no thread's. With flush=1 every
+// transaction's sync is a flush: at 1 thread the worker runs on the idle
+// vCPU while the thread sleeps, so throughput hardly moves; at 16 threads
+// the vCPUs are busy and the worker's CPU costs throughput. With flush=0
+// there is about one flush a second and nothing moves.
+func TestFlushDispatch(t *testing.T) {
+	const kb = 20 * time.Microsecond
+	for _, tc := range []struct {
+		threads int
+		flush   commit.FlushPolicy
+		maxLoss float64 // the TPS it may cost, relative
+		minLoss float64
+	}{
+		{1, commit.FlushSyncAtCommit, 0.01, -0.01},
+		{16, commit.FlushSyncAtCommit, 0.2, 0.005},
+		{16, commit.FlushPerSecond, 0.005, -0.005},
+	} {
+		base, baseCPU := flushDispatchRun(t, tc.threads, tc.flush, 0)
+		with, cpu := flushDispatchRun(t, tc.threads, tc.flush, kb)
+		fl := float64(with.Fsyncs) / float64(with.Transactions)
+		want := fl * kb.Seconds() * 1e6
+		got := with.Threads.FlushDispatchUsPerTx
+		t.Logf("%d threads, flush=%v: %.0f -> %.0f TPS, %.3f flushes a transaction, %.2f us of dispatch a transaction, busy %.1f -> %.1f us",
+			tc.threads, tc.flush, base.TPS, with.TPS, fl, got, baseCPU, cpu)
+		if math.Abs(got-want) > 0.02*want+1e-9 {
+			t.Errorf("%d threads, flush=%v: %.3f us of dispatch a transaction, want flushes x flush_dispatch = %.3f", tc.threads, tc.flush, got, want)
+		}
+		if base.Threads.FlushDispatchUsPerTx != 0 {
+			t.Errorf("without flush_dispatch: %.2f us a transaction", base.Threads.FlushDispatchUsPerTx)
+		}
+		if loss := 1 - with.TPS/base.TPS; loss > tc.maxLoss || loss < tc.minLoss {
+			t.Errorf("%d threads, flush=%v: TPS %.0f -> %.0f (%.1f %%), want a loss in [%.1f, %.1f] %%", tc.threads, tc.flush, base.TPS, with.TPS, 100*loss, 100*tc.minLoss, 100*tc.maxLoss)
+		}
+		// The worker's CPU is in the busy time, the threads' CPU a
+		// transaction (the busy time less it) is what it was.
+		if d := (cpu - got) - baseCPU; math.Abs(d) > 0.03*baseCPU {
+			t.Errorf("%d threads, flush=%v: the threads' CPU a transaction moved from %.1f to %.1f us", tc.threads, tc.flush, baseCPU, cpu-got)
+		}
+	}
+	if _, err := NewSysbenchOn(sim.New(1), Machine{Cores: 1, FlushDispatch: -time.Microsecond}, nil, engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()); err == nil || !strings.Contains(err.Error(), "flush_dispatch") {
+		t.Errorf("a negative flush_dispatch: %v, want an error naming flush_dispatch", err)
 	}
 }

@@ -284,6 +284,11 @@ type Threads struct {
 	// IRQUsPerTx is the CPU the volume's completion interrupts took from
 	// running threads a transaction (machine.irq_cost; 0 without it).
 	IRQUsPerTx float64 `json:"irq_us_per_tx"`
+	// FlushDispatchUsPerTx is the CPU a transaction of the kernel worker
+	// that dispatches each device flush (machine.flush_dispatch; 0 without
+	// it). It is in cpu_util_pct and in no thread's: a process's CPU, as
+	// /proc counts it, leaves it out.
+	FlushDispatchUsPerTx float64 `json:"flush_dispatch_us_per_tx"`
 }
 
 // WriteBytesPerTx is the device write bytes per committed transaction, by
@@ -438,12 +443,13 @@ func (s *Sysbench) Report() Metrics {
 		CommitFsyncs: CommitFsyncs{Redo: es.RedoSyncs, Binlog: ps.BinlogSyncs},
 		CPUUtilPct:   100 * cs.Utilization,
 		Threads: Threads{
-			WakesPerTx:      perTx(cs.Wakes),
-			WakeWaitUsAvg:   float64(cs.MeanWakeWait) / 1e3,
-			YieldsPerTx:     perTx(cs.Yields),
-			RefillUsPerTx:   perTx(int64(cs.RefillCPU)) / 1e3,
-			IdleWakeUsPerTx: perTx(int64(cs.IdleWakeCPU)) / 1e3,
-			IRQUsPerTx:      perTx(int64(cs.IRQCPU)) / 1e3,
+			WakesPerTx:           perTx(cs.Wakes),
+			WakeWaitUsAvg:        float64(cs.MeanWakeWait) / 1e3,
+			YieldsPerTx:          perTx(cs.Yields),
+			RefillUsPerTx:        perTx(int64(cs.RefillCPU)) / 1e3,
+			IdleWakeUsPerTx:      perTx(int64(cs.IdleWakeCPU)) / 1e3,
+			IRQUsPerTx:           perTx(int64(cs.IRQCPU)) / 1e3,
+			FlushDispatchUsPerTx: perTx(int64(s.srv.FlushDispatchCPU())) / 1e3,
 		},
 		WritePerTx: WriteBytesPerTx{
 			Redo:        perTx(src["redo"]),

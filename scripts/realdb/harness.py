@@ -547,6 +547,23 @@ class Harness:
             log("irq probe: %.1f us of a busy vCPU a completion interrupt (median of %d)" % (us[len(us) // 2], len(us)))
         return runs
 
+    def kblockd_probe(self):
+        """scripts/realdb/kblockd.sh on the data's filesystem: the CPU the
+        kernel workers spend dispatching a device flush, one object a round;
+        [] when the probe fails."""
+        try:
+            out = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "kblockd.sh"),
+                                  self.tmp, str(self.a.kblockd_probe), "5"], check=True,
+                                 capture_output=True, text=True).stdout
+        except subprocess.CalledProcessError as e:
+            log("kblockd probe failed: %s" % (e.stderr or "")[-500:])
+            return []
+        runs = [json.loads(l) for l in out.splitlines() if l.strip()]
+        if runs:
+            us = sorted(r["kworker_cpu_us_per_flush"] for r in runs)
+            log("kblockd probe: %.1f us of kernel workers a device flush (median of %d)" % (us[len(us) // 2], len(us)))
+        return runs
+
     def wake_probe(self):
         """scripts/realdb/wake.c, five runs pinned to vCPUs 0 and 1 (a
         wake-up is an IPI to the other vCPU) and five on vCPU 0; [] when
@@ -669,6 +686,8 @@ class Harness:
             doc["fio"] = self.fio()
         if a.irq_probe > 0:
             doc["irq_probe"] = self.irq_probe()
+        if a.kblockd_probe > 0:
+            doc["kblockd_probe"] = self.kblockd_probe()
         doc["finished_utc"] = utc(time.time())
         # The run's temporary directory is no part of the data: $RUNDIR.
         text = json.dumps(doc, indent=1, sort_keys=True).replace(self.tmp, "$RUNDIR")
@@ -1055,6 +1074,8 @@ def main():
     p.add_argument("--port", type=int, default=0, help="loopback TCP port (default: a free one)")
     p.add_argument("--keep", action="store_true", help="keep the data directory (debugging)")
     p.add_argument("--no-install", action="store_true", help="do not apt-get install missing packages")
+    p.add_argument("--kblockd-probe", type=int, default=0,
+                   help="rounds of scripts/realdb/kblockd.sh after the matrix (5 s each: the CPU the kernel workers spend dispatching a device flush, machine.flush_dispatch; 0 = none)")
     p.add_argument("--irq-probe", type=int, default=0,
                    help="rounds of scripts/realdb/irq-cost.sh after the matrix (5 s each: the CPU a disk completion interrupt takes from a busy vCPU, machine.irq_cost; 0 = none)")
     p.add_argument("--fio", type=int, default=0,
