@@ -151,11 +151,7 @@ func ParseKblockdProbe(data []byte) ([]KblockdRun, error) {
 // FlushDispatchCost is the median CPU the kernel workers took a flush
 // over the probe's rounds, in µs, and how many rounds it is of (0: none).
 func FlushDispatchCost(runs []KblockdRun) (float64, int) {
-	xs := make([]float64, 0, len(runs))
-	for _, r := range runs {
-		xs = append(xs, r.CPUUs)
-	}
-	return median(xs), len(xs)
+	return probeMedian(runs, func(r KblockdRun) float64 { return r.CPUUs })
 }
 
 // parseProbe reads a probe's output, one JSON object a line, each checked
@@ -184,9 +180,15 @@ func parseProbe[T any](data []byte, check func(T) error) ([]T, error) {
 // IRQCost is the median CPU an interrupt took over the probe's rounds, in
 // µs, and how many rounds it is of (0: none).
 func IRQCost(runs []IRQRun) (float64, int) {
+	return probeMedian(runs, func(r IRQRun) float64 { return r.CPUUs })
+}
+
+// probeMedian is the median of f over a probe's rounds, and how many
+// rounds it is of.
+func probeMedian[T any](runs []T, f func(T) float64) (float64, int) {
 	xs := make([]float64, 0, len(runs))
 	for _, r := range runs {
-		xs = append(xs, r.CPUUs)
+		xs = append(xs, f(r))
 	}
 	return median(xs), len(xs)
 }

@@ -7,33 +7,26 @@ import (
 	"time"
 
 	"simrun/model/commit"
-	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/workload"
 	"simrun/sim"
 )
 
+// binlogOff sets the binlog off, innodb_flush_log_at_trx_commit and the
+// connections.
+func binlogOff(threads int, flush commit.FlushPolicy) func(*engine.Config, *commit.Config, *workload.Config) {
+	return func(_ *engine.Config, cc *commit.Config, wc *workload.Config) {
+		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogOff, flush
+		wc.Sysbench.Threads = threads
+	}
+}
+
 // irqRun runs the binlog off at flush=1 on one vCPU with machine.irq_cost
 // irq and returns its report and the volume's device I/Os a transaction.
 func irqRun(t *testing.T, threads int, irq time.Duration) (Metrics, float64) {
 	t.Helper()
-	env := sim.New(1)
-	vol, err := disk.New(env, studyVolume(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
-	cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogOff, commit.FlushSyncAtCommit
-	wc.Sysbench.Threads = threads
 	m := Machine{Cores: 1, CPU: sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig(), IRQCost: irq}}
-	s, err := NewSysbenchOn(env, m, vol, ec, cc, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	env.RunUntil(sim.At(time.Second))
-	s.ResetStats()
-	env.RunUntil(sim.At(3 * time.Second))
+	s, vol := window(t, m, binlogOff(threads, commit.FlushSyncAtCommit))
 	r := s.Report()
 	io := vol.Iostat()
 	return r, float64(io.Reads+io.Writes+io.Flushes) / float64(r.Transactions)
@@ -71,23 +64,8 @@ func TestIRQCost(t *testing.T) {
 // a transaction, in µs.
 func flushDispatchRun(t *testing.T, threads int, flush commit.FlushPolicy, kb time.Duration) (Metrics, float64) {
 	t.Helper()
-	env := sim.New(1)
-	vol, err := disk.New(env, studyVolume(false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
-	cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = commit.BinlogOff, flush
-	wc.Sysbench.Threads = threads
 	m := Machine{Cores: 2, CPU: sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig()}, FlushDispatch: kb}
-	s, err := NewSysbenchOn(env, m, vol, ec, cc, wc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Start()
-	env.RunUntil(sim.At(time.Second))
-	s.ResetStats()
-	env.RunUntil(sim.At(3 * time.Second))
+	s, _ := window(t, m, binlogOff(threads, flush))
 	r := s.Report()
 	return r, r.CPUUtilPct / 100 * 2 * 2e6 / float64(r.Transactions)
 }

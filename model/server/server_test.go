@@ -208,11 +208,11 @@ func benchCase(b *testing.B, name string, m Machine) {
 // of its two-phase commit (commit.cpu.prepare) and of the leader's copy of
 // its binlog cache (binlog_file_per_kib), once: the mean latency and the
 // CPU busy time per transaction grow by the same amount, and by that sum.
-// shortRun runs sysbench for 2 s after 1 s of warm-up on m with the
-// engine's CPU constant (cv 0), flush=0 and binlog mode, threads
-// connections (with their own client threads if split), and returns the
-// mean latency and the CPU, wake-ups and binlog bytes a transaction.
-func shortRun(t *testing.T, m Machine, mode commit.BinlogMode, threads int, split bool) (latUs, busyUs, wakes, binlogBytes float64) {
+
+// window runs sysbench on m and the study's volume with the default
+// configurations as set changes them, for 1 s of warm-up and a measured
+// window of 2 s, and returns it with its volume.
+func window(t *testing.T, m Machine, set func(*engine.Config, *commit.Config, *workload.Config)) (*Sysbench, *disk.Volume) {
 	t.Helper()
 	env := sim.New(1)
 	vol, err := disk.New(env, studyVolume(false))
@@ -220,9 +220,7 @@ func shortRun(t *testing.T, m Machine, mode commit.BinlogMode, threads int, spli
 		t.Fatal(err)
 	}
 	ec, cc, wc := engine.DefaultConfig(), commit.DefaultConfig(), workload.DefaultConfig()
-	ec.CPU.CV = 0
-	cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = mode, commit.FlushPerSecond
-	wc.Sysbench.Threads, wc.Sysbench.ClientThread = threads, split
+	set(&ec, &cc, &wc)
 	s, err := NewSysbenchOn(env, m, vol, ec, cc, wc)
 	if err != nil {
 		t.Fatal(err)
@@ -231,6 +229,20 @@ func shortRun(t *testing.T, m Machine, mode commit.BinlogMode, threads int, spli
 	env.RunUntil(sim.At(time.Second))
 	s.ResetStats()
 	env.RunUntil(sim.At(3 * time.Second))
+	return s, vol
+}
+
+// shortRun runs sysbench for 2 s after 1 s of warm-up on m with the
+// engine's CPU constant (cv 0), flush=0 and binlog mode, threads
+// connections (with their own client threads if split), and returns the
+// mean latency and the CPU, wake-ups and binlog bytes a transaction.
+func shortRun(t *testing.T, m Machine, mode commit.BinlogMode, threads int, split bool) (latUs, busyUs, wakes, binlogBytes float64) {
+	t.Helper()
+	s, _ := window(t, m, func(ec *engine.Config, cc *commit.Config, wc *workload.Config) {
+		ec.CPU.CV = 0
+		cc.BinlogStorageEngine, cc.FlushLogAtTrxCommit = mode, commit.FlushPerSecond
+		wc.Sysbench.Threads, wc.Sysbench.ClientThread = threads, split
+	})
 	r := s.Report()
 	cs := s.srv.cpu.Stats()
 	tx := r.TPS * cs.Elapsed.Seconds()

@@ -530,39 +530,31 @@ class Harness:
         with open(out) as f:
             return json.load(f)
 
-    def irq_probe(self):
-        """scripts/realdb/irq-cost.sh on the data's filesystem: what a disk
-        completion interrupt costs the busy vCPU that takes it, one object a
-        round; [] when the probe fails (one vCPU, no compiler)."""
+    def probe(self, script, rounds, key, what):
+        """scripts/realdb/SCRIPT DIR ROUNDS 5 on the data's filesystem, one
+        object a round; [] when the probe fails (one vCPU, no compiler)."""
         try:
-            out = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "irq-cost.sh"),
-                                  self.tmp, str(self.a.irq_probe), "5"], check=True,
+            out = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), script),
+                                  self.tmp, str(rounds), "5"], check=True,
                                  capture_output=True, text=True).stdout
         except subprocess.CalledProcessError as e:
-            log("irq probe failed: %s" % (e.stderr or "")[-500:])
+            log("%s failed: %s" % (script, (e.stderr or "")[-500:]))
             return []
         runs = [json.loads(l) for l in out.splitlines() if l.strip()]
         if runs:
-            us = sorted(r["cpu_us_per_interrupt"] for r in runs)
-            log("irq probe: %.1f us of a busy vCPU a completion interrupt (median of %d)" % (us[len(us) // 2], len(us)))
+            us = sorted(r[key] for r in runs)
+            log("%s: %.1f us %s (median of %d)" % (script, us[len(us) // 2], what, len(us)))
         return runs
 
+    def irq_probe(self):
+        """What a disk completion interrupt costs the busy vCPU that takes it."""
+        return self.probe("irq-cost.sh", self.a.irq_probe, "cpu_us_per_interrupt",
+                          "of a busy vCPU a completion interrupt")
+
     def kblockd_probe(self):
-        """scripts/realdb/kblockd.sh on the data's filesystem: the CPU the
-        kernel workers spend dispatching a device flush, one object a round;
-        [] when the probe fails."""
-        try:
-            out = subprocess.run(["bash", os.path.join(os.path.dirname(os.path.abspath(__file__)), "kblockd.sh"),
-                                  self.tmp, str(self.a.kblockd_probe), "5"], check=True,
-                                 capture_output=True, text=True).stdout
-        except subprocess.CalledProcessError as e:
-            log("kblockd probe failed: %s" % (e.stderr or "")[-500:])
-            return []
-        runs = [json.loads(l) for l in out.splitlines() if l.strip()]
-        if runs:
-            us = sorted(r["kworker_cpu_us_per_flush"] for r in runs)
-            log("kblockd probe: %.1f us of kernel workers a device flush (median of %d)" % (us[len(us) // 2], len(us)))
-        return runs
+        """The CPU the kernel workers spend dispatching a device flush."""
+        return self.probe("kblockd.sh", self.a.kblockd_probe, "kworker_cpu_us_per_flush",
+                          "of kernel workers a device flush")
 
     def wake_probe(self):
         """scripts/realdb/wake.c, five runs pinned to vCPUs 0 and 1 (a
