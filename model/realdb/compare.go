@@ -27,12 +27,12 @@ func Predict(m map[string]any, cores int) Figures {
 		return x / n
 	}
 	f := Figures{
-		TPS:            tps,
-		LatencyAvgMs:   get(m, "latency_ms", "avg"),
-		LatencyP95Ms:   get(m, "latency_ms", "p95"),
-		FlushesPerTx:   per(get(m, "disk", "flushes_per_s")),
-		WritesPerTx:    per(get(m, "disk", "writes_per_s")),
-		WriteKBPerTx:   per(get(m, "disk", "write_kB_per_s")),
+		TPS:          tps,
+		LatencyAvgMs: get(m, "latency_ms", "avg"),
+		LatencyP95Ms: get(m, "latency_ms", "p95"),
+		FlushesPerTx: per(get(m, "disk", "flushes_per_s")),
+		WritesPerTx:  per(get(m, "disk", "writes_per_s")),
+		WriteKBPerTx: per(get(m, "disk", "write_kB_per_s")),
 		// Innodb_data_fsyncs counts every fsync InnoDB makes: the redo
 		// log's and, at checkpoints and after doublewrite batches, the
 		// data files'. The like figure is the volume's flushes less the

@@ -167,10 +167,10 @@ func TestCompareRules(t *testing.T) {
 func TestPredictReadsMetrics(t *testing.T) {
 	m := map[string]any{
 		"tps": 500.0, "transactions": int64(5000),
-		"latency_ms":     map[string]any{"avg": 2.0, "p95": 4.0},
-		"disk":           map[string]any{"flushes_per_s": 1000.0, "writes_per_s": 1500.0, "write_kB_per_s": 5000.0},
-		"tx_per_group":   map[string]any{"redo_syncs": int64(2400), "binlog_grps": int64(1000), "binlog": 5.0},
-		"fsyncs":         int64(3500), "commit_fsyncs": map[string]any{"redo": int64(2400), "binlog": int64(1000)},
+		"latency_ms":   map[string]any{"avg": 2.0, "p95": 4.0},
+		"disk":         map[string]any{"flushes_per_s": 1000.0, "writes_per_s": 1500.0, "write_kB_per_s": 5000.0},
+		"tx_per_group": map[string]any{"redo_syncs": int64(2400), "binlog_grps": int64(1000), "binlog": 5.0},
+		"fsyncs":       int64(3500), "commit_fsyncs": map[string]any{"redo": int64(2400), "binlog": int64(1000)},
 		"redo_lsn_bytes": int64(10e6), "redo_bytes": int64(12e6), "binlog_bytes": int64(10.75e6),
 		"pages_flushed_per_tx": 0.5, "cpu_util_pct": 50.0,
 		"threads": map[string]any{"flush_dispatch_us_per_tx": 40.0},
