@@ -133,7 +133,12 @@ func TestCommittedScenario(t *testing.T) {
 // case each, duration and warmup as given) and returns its predictions.
 func predict(t *testing.T, c realdb.Calibration, pts []realdb.Point, duration, warmup string, workers int) []realdb.Prediction {
 	t.Helper()
-	dir := t.TempDir()
+	// SIMRUN_REALDB_KEEP keeps the scenario and its presets in that
+	// directory, to rerun with simrun and read what the table leaves out.
+	dir := os.Getenv("SIMRUN_REALDB_KEEP")
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	writePresets(t, c, filepath.Join(dir, "calibrated"))
 	path := filepath.Join(dir, "points.toml")
 	if err := os.WriteFile(path, []byte(realdb.Scenario("realdb-predict", "calibrated", pts, duration, warmup)), 0o644); err != nil {
@@ -360,6 +365,13 @@ var capsJSON = []struct{ harness, fio, also, crowd string }{
 	// The quiet pass of the caps matrix with its uncapped twins (the
 	// second pass ran at up to 36 % steal; docs/realdb.md).
 	{harness: "../../docs/data/realdb/caps-2vcpu-10x1M-bp4G-redo2G-clean-pass1.json", fio: "../../docs/data/realdb/fio-2vcpu-caps-bp4G-redo2G-clean.json"},
+	// Stop 30's host, the four pool and redo sizes of issue 13; each
+	// document keeps its own fio run and probes (docs/validation.md, "On
+	// stop 30's host").
+	{harness: "../../docs/data/realdb/caps-fc2vcpu-s30-10x1M-bp4G-redo96M.json"},
+	{harness: "../../docs/data/realdb/caps-fc2vcpu-s30-10x1M-bp4G-redo2G.json"},
+	{harness: "../../docs/data/realdb/caps-fc2vcpu-s30-10x1M-bp2560M-redo2G.json"},
+	{harness: "../../docs/data/realdb/caps-fc2vcpu-s30-10x1M-bp2560M-redo96M.json"},
 }
 
 // TestPredictCaps calibrates simrun from a capped harness document's own
@@ -370,7 +382,8 @@ var capsJSON = []struct{ harness, fio, also, crowd string }{
 // SIMRUN_FIO_JSON name one document and its fio run (SIMRUN_REALDB_ALSO a
 // second document whose points that calibration predicts); SIMRUN_REALDB=1
 // runs the committed ones. Misses fail only with SIMRUN_REALDB_STRICT=1, as in
-// TestPredictRealServer; SIMRUN_REALDB_REPORT writes the tables.
+// TestPredictRealServer; SIMRUN_REALDB_REPORT writes the tables and
+// SIMRUN_REALDB_KEEP=DIR keeps the scenario (points.toml) and its presets.
 func TestPredictCaps(t *testing.T) {
 	docs := capsJSON
 	if hp, fp := os.Getenv("SIMRUN_REALDB_CAPS"), os.Getenv("SIMRUN_FIO_JSON"); hp != "" {
