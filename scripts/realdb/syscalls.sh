@@ -27,7 +27,8 @@
 # of an idle vCPU, CAL) and the wake-ups by waker and wakee process, on the
 # waker's vCPU or the other (docs/realdb.md, "Reschedule interrupts").
 # TABLES, SIZE, BP and REDO override the data's size (e.g. 10, 1000000, 4G,
-# 2G for the capped runs' data).
+# 2G for the capped runs' data); THREADS the sysbench threads of the profile
+# and ipi modes (default 16).
 #   scripts/realdb/syscalls.sh OUT_DIR [SETTING [trace|sched|profile|ipi]]
 set -euo pipefail
 out=${1:?usage: syscalls.sh OUT_DIR [SETTING]}
@@ -75,6 +76,7 @@ sb() {
 	sysbench oltp_write_only --db-driver=mysql --mysql-socket="$sock" --mysql-user=root --mysql-db=sbtest \
 		--tables=$tables --table-size=$size --threads="$1" --time="$2" --report-interval=0 --rand-type=special run
 }
+threads=${THREADS:-16}
 sb 16 15 >/dev/null
 # fd -> file, so that the summary can name the redo log and the binlog.
 ls -l "/proc/$mp/fd" | awk '$10 == "->" {n = split($11, p, "/"); print $9, p[n]}' >"$out/fds.txt"
@@ -86,31 +88,31 @@ if [ "$mode" = profile ]; then
 	for f in ${FLUSH_ORDER:-0 1 1 0}; do
 		i=$((i + 1))
 		case $f in
-		*:*) start "$f"; sb 16 10 >/dev/null ;; # a whole setting: restart, warm the pool again
+		*:*) start "$f"; sb $threads 10 >/dev/null ;; # a whole setting: restart, warm the pool again
 		*) mariadb -S "$sock" -uroot -e "SET GLOBAL innodb_flush_log_at_trx_commit = $f" ;;
 		esac
-		sb 16 3 >/dev/null
+		sb $threads 3 >/dev/null
 		c0=$(commits)
 		tag=f${f//:/-}
-		sb 16 15 >"$out/sb-$i-$tag.txt" 2>&1 &
+		sb $threads 15 >"$out/sb-$i-$tag.txt" 2>&1 &
 		sp=$!
 		perf record -q -a -F 999 -o "$work/perf.data" -- sleep 15 >/dev/null 2>&1 || true
 		wait $sp
 		perf report -i "$work/perf.data" --sort comm,dso --stdio -q -F sample,comm,dso >"$out/profile-$i-$tag.txt" 2>/dev/null || true
 		perf report -i "$work/perf.data" --sort comm,sym --stdio -q -F sample,comm,sym 2>/dev/null | sort -rn | head -400 >"$out/symbols-$i-$tag.txt" || true
 		rm -f "$work/perf.data"
-		echo "$i 16 $(($(commits) - c0)) $f" >>"$out/tx.txt"
+		echo "$i $threads $(($(commits) - c0)) $f" >>"$out/tx.txt"
 	done
 elif [ "$mode" = ipi ]; then
 	for f in ${FLUSH_ORDER:-0 1 1 0}; do
 		i=$((i + 1))
 		case $f in
-		*:*) start "$f"; sb 16 10 >/dev/null ;;
+		*:*) start "$f"; sb $threads 10 >/dev/null ;;
 		*) mariadb -S "$sock" -uroot -e "SET GLOBAL innodb_flush_log_at_trx_commit = $f" ;;
 		esac
 		tag=f${f//:/-}
-		sb 16 3 >/dev/null
-		sb 16 12 >"$out/sb-$i-$tag.txt" 2>&1 &
+		sb $threads 3 >/dev/null
+		sb $threads 12 >"$out/sb-$i-$tag.txt" 2>&1 &
 		sp=$!
 		sleep 2
 		c1=$(commits)
@@ -119,7 +121,7 @@ elif [ "$mode" = ipi ]; then
 		wait $sp
 		perf script -i "$work/ipi.data" -F comm,cpu,event,trace 2>/dev/null | python3 "$here/syscalls.py" --ipi >"$out/ipi-$i-$tag.json"
 		rm -f "$work/ipi.data"
-		echo "$i 16 $((c2 - c1)) $f" >>"$out/tx.txt"
+		echo "$i $threads $((c2 - c1)) $f" >>"$out/tx.txt"
 	done
 else
 	for t in 1 16 1 16; do
