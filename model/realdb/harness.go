@@ -289,6 +289,10 @@ type Run struct {
 	} `json:"cpu"`
 	Load    []float64            `json:"loadavg_before"`
 	Samples []map[string]float64 `json:"samples"` // gauges every --sample-interval
+	// KernelThreads is the CPU seconds each group of kernel threads took
+	// during the run (kdamond, kworker, ksoftirqd, jbd2...; harness
+	// documents since stop 31, none before).
+	KernelThreads map[string]float64 `json:"kthreads_cpu_s"`
 }
 
 // Load decodes and checks a harness document.
@@ -339,12 +343,16 @@ type Figures struct {
 	// time: the busy ticks less the two processes' own CPU. Above a few per
 	// cent the run shared its vCPUs, and a thread that wakes may wait a
 	// scheduler slice behind such a process (docs/realdb.md).
-	OtherCPUPct   float64 `json:"machine_other_cpu_pct"`
-	Load          float64 `json:"loadavg_1min"` // before the run: the machine is shared
-	LRUFlushedTx  float64 `json:"lru_pages_flushed_per_tx"`
-	WaitFreeTx    float64 `json:"free_page_waits_per_tx"`
-	CkptAgeMeanMB float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
-	CkptAgeMaxMB  float64 `json:"checkpoint_age_max_mb"`
+	OtherCPUPct float64 `json:"machine_other_cpu_pct"`
+	// KernelThreadsPct is the kernel threads' share of it (Run.KernelThreads),
+	// % of all CPU time: background work on the same vCPUs (DAMON's kdamond
+	// took 3-5 % of the stop-31 host under load, docs/realdb.md).
+	KernelThreadsPct float64 `json:"kernel_threads_cpu_pct"`
+	Load             float64 `json:"loadavg_1min"` // before the run: the machine is shared
+	LRUFlushedTx     float64 `json:"lru_pages_flushed_per_tx"`
+	WaitFreeTx       float64 `json:"free_page_waits_per_tx"`
+	CkptAgeMeanMB    float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
+	CkptAgeMaxMB     float64 `json:"checkpoint_age_max_mb"`
 	// Pages written per transaction by page-cleaner source, from
 	// INNODB_METRICS (innodb_monitor_enable=module_buffer; 0 otherwise):
 	// furious flushing to the sync point, adaptive, idle/background, the
@@ -421,6 +429,11 @@ func (r Run) Derive() Figures {
 		if hz := r.CPU.ClkTck; hz > 0 {
 			own := (r.CPU.ServerUser + r.CPU.ServerSys + r.CPU.ClientUser + r.CPU.ClientSys) * float64(hz)
 			f.OtherCPUPct = max(0, 100*(float64(busy)-own)/float64(all))
+			var kt float64
+			for _, v := range r.KernelThreads {
+				kt += v
+			}
+			f.KernelThreadsPct = 100 * kt * float64(hz) / float64(all)
 		}
 	}
 	return f

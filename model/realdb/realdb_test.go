@@ -45,13 +45,15 @@ func TestDerive(t *testing.T) {
 	// processes' 5 s are their own, 3 s the others' (30 %).
 	r.CPU.MachineTicks = map[string]int64{"user": 500, "system": 300, "idle": 100, "steal": 100}
 	r.CPU.ClkTck = 100
+	// Of the others' 3 s, kernel threads took 0.5 s: 5 % of the 10 s.
+	r.KernelThreads = map[string]float64{"kdamond": 0.4, "kworker": 0.1}
 	r.Load = []float64{7.5, 3, 1}
 	want := Figures{
 		TPS: 1000, LatencyAvgMs: 1, LatencyP95Ms: 2,
 		FlushesPerTx: 0.45, WritesPerTx: 0.45, WriteKBPerTx: 10, RedoSyncsPerTx: 0.25, TxPerRedoSync: 4,
 		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
 		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
-		StealPct: 10, BusyPct: 80, OtherCPUPct: 30, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
+		StealPct: 10, BusyPct: 80, OtherCPUPct: 30, KernelThreadsPct: 5, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
 	}
 	if diff := cmp.Diff(want, r.Derive(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Derive (-want +got):\n%s", diff)

@@ -63,7 +63,7 @@ func rng(p Point, c column) string {
 // server's alone and its system share are in the last columns.
 func MeasuredMarkdown(pts []Point) string {
 	var b strings.Builder
-	header(&b, "server CPU us/tx (sys)", "others' CPU %", "load")
+	header(&b, "server CPU us/tx (sys)", "others' CPU %", "of it kernel threads %", "load")
 	for _, p := range pts {
 		fmt.Fprintf(&b, "| %s | %d |", capLabel(p.Setting), p.Setting.Threads)
 		for _, c := range columns {
@@ -73,6 +73,7 @@ func MeasuredMarkdown(pts []Point) string {
 		sys := p.Range(func(f Figures) float64 { return f.ServerSysUs }).Mean
 		fmt.Fprintf(&b, " %.0f (%.0f) |", srv, sys)
 		b.WriteString(" " + rng(p, column{get: func(f Figures) float64 { return f.OtherCPUPct }, fmt: "%.0f"}) + " |")
+		b.WriteString(" " + rng(p, column{get: func(f Figures) float64 { return f.KernelThreadsPct }, fmt: "%.1f"}) + " |")
 		b.WriteString(" " + loadRange(p) + " |\n")
 	}
 	return b.String()

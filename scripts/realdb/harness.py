@@ -311,7 +311,7 @@ class Harness:
              "disk": read_diskstat(self.devname), "proc": read_procstat(),
              "mariadbd": read_pidstat(self.server.pid), "loadavg": read_loadavg(),
              "mariadbd_tasks": read_taskstats(self.server.pid),
-             "interrupts": read_interrupts(),
+             "interrupts": read_interrupts(), "kthreads": read_kthreads(),
              "children": resource.getrusage(resource.RUSAGE_CHILDREN)}
         if self.cgroup:
             s["cgroup"] = read_cgroup(self.cgroup, "%d:%d" % self.devnum)
@@ -850,7 +850,8 @@ def machine_deltas(b, e):
                     "machine_ticks_delta": {k: e["proc"][k] - b["proc"][k] for k in PROCSTAT},
                     "machine_context_switches": e["proc"].get("ctxt", 0) - b["proc"].get("ctxt", 0),
                     "clk_tck": TICK},
-            "sched_delta": sched_delta(b.get("mariadbd_tasks"), e.get("mariadbd_tasks"))}
+            "sched_delta": sched_delta(b.get("mariadbd_tasks"), e.get("mariadbd_tasks")),
+            "kthreads_cpu_s": kthreads_delta(b.get("kthreads"), e.get("kthreads"))}
 
 
 def sched_delta(b, e):
@@ -917,6 +918,42 @@ def read_taskstats(pid):
         if len(f) >= 3:
             out[tid] = (int(f[0]), int(f[1]), int(f[2]))
     return out
+
+
+PF_KTHREAD = 0x00200000  # include/linux/sched.h
+
+
+def read_kthreads():
+    """{pid: (group, utime + stime ticks)} of every kernel thread (PF_KTHREAD in /proc/PID/stat's
+    flags), its group the name before the first "/", ".", ":" or "-" (kworker/1:0H-kblockd:
+    kworker; kdamond.0: kdamond; jbd2/vda1-8: jbd2). The kernel's own background work (DAMON's
+    kdamond, write-back and block kworkers, ksoftirqd, jbd2) runs on the same vCPUs as mariadbd
+    and sysbench and is not in their CPU (docs/realdb.md, "A thread sweep held out")."""
+    out = {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            s = readf("/proc/%s/stat" % pid)
+        except OSError:
+            continue
+        rest = s[s.rindex(")") + 2:].split()
+        if len(rest) < 13 or not int(rest[6]) & PF_KTHREAD:
+            continue
+        comm = s[s.index("(") + 1:s.rindex(")")]
+        out[pid] = (re.split(r"[/.:-]", comm)[0] or comm, int(rest[11]) + int(rest[12]))
+    return out
+
+
+def kthreads_delta(b, e):
+    """Seconds of CPU each group of kernel threads took between two snapshots (threads that
+    started in between count from zero, those that ended are lost)."""
+    out = {}
+    for pid, (group, ticks) in (e or {}).items():
+        d = ticks - (b or {}).get(pid, (group, 0))[1]
+        if d > 0:
+            out[group] = out.get(group, 0) + d / TICK
+    return dict(sorted(out.items()))
 
 
 def read_loadavg():
