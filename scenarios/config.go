@@ -12,6 +12,7 @@ import (
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/fio"
+	"simrun/model/server"
 	"simrun/model/workload"
 	"simrun/model/workload/bulkload"
 	"simrun/sim"
@@ -48,18 +49,29 @@ func (s Settings) Validate() error {
 
 // Machine is the [machine] section: the server the database runs on.
 type Machine struct {
-	Name          string       `toml:"name" doc:"label for reports"`
-	Cores         int          `toml:"cores" unit:"cores" doc:"CPU cores (vCPUs) the server has; assumption: a 4-vCPU cloud VM"`
-	Scheduler     string       `toml:"scheduler" enum:"eevdf|wake_first" doc:"how the OS gives the vCPUs to the server's threads (sysbench runs only; docs/kernel.md): eevdf (default) is Linux's fair class since 6.6 (kernel/sched/fair.c): a woken thread is placed by its lag and preempts only a thread past its share or slice; wake_first is a what-if: a woken thread takes the next query boundary of a running thread"`
-	BaseSlice     sim.Duration `toml:"base_slice" unit:"duration" doc:"eevdf: normalized_sysctl_sched_base_slice, the CPU a thread may run before its virtual deadline, before scaling by the CPU count; 0.75ms (kernel/sched/fair.c since 6.6)"`
-	SliceScaling  string       `toml:"slice_scaling" enum:"log|none|linear" doc:"eevdf: sysctl_sched_tunable_scaling: the slice is base_slice x (1 + ilog2(min(cores, 8))) with log (the kernel's default, SCHED_TUNABLESCALING_LOG), x 1 with none, x min(cores, 8) with linear"`
-	Tick          sim.Duration `toml:"tick" unit:"duration" doc:"eevdf: TICK_NSEC = 1s / CONFIG_HZ, the floor of the lag a thread keeps while it sleeps; 4ms (Debian's kernels: CONFIG_HZ=250)"`
-	DelayDequeue  bool         `toml:"delay_dequeue" doc:"eevdf: the DELAY_DEQUEUE and DELAY_ZERO features (on by default since Linux 6.12): a thread that sleeps owing CPU wakes with lag 0 instead of its negative lag; false is the 6.6-6.11 rule"`
-	CacheRefill   sim.Duration `toml:"cache_refill" unit:"duration" doc:"eevdf: the CPU a connection's thread spends reloading its working set into a processor's caches that hold none of it (it pays refill x (1 - e^(-w/cache_decay)) when it comes back after other threads ran w there, the whole refill on another processor); 0 (default): caches cost nothing, as in the published studies' calibrations; simrun calibrate derives it from a 16-thread run with no sync (docs/kernel.md, 'Caches')"`
-	CacheDecay    sim.Duration `toml:"cache_decay" unit:"duration" doc:"eevdf: the other threads' run time on a processor over which a thread's state in its caches falls by e (with cache_refill > 0); calibrated once on the realdb host's thread sweep (docs/validation.md)"`
-	IdleWake      sim.Duration `toml:"idle_wake" unit:"duration" doc:"eevdf: the extra CPU of waking a thread onto an idle vCPU (the waker's inter-processor interrupt and the vCPU's exit from halt, both VM exits on a cloud VM) beyond a wake-up where the vCPUs are busy; charged when a thread's job starts on an idle vCPU and, twice, at each query boundary of a sysbench connection while another vCPU is idle (its request wakes the server thread, its reply the client); 0 (default): as in the published studies' calibrations; simrun calibrate takes it from the harness's wake probe, cross-vCPU less same-vCPU (docs/kernel.md, 'Waking an idle processor')"`
-	IRQCost       sim.Duration `toml:"irq_cost" unit:"duration" doc:"eevdf: the CPU a completion interrupt of the volume takes from the thread running on the vCPU that receives it (its handler, the block layer's completion and, on a VM, the exits that inject it); one interrupt per device I/O, on one vCPU (a virtio-blk disk's single request queue); nothing when that vCPU is idle, which is why a 1-thread calibration cannot see it; 0 (default): as in the published studies' calibrations; simrun calibrate takes it from scripts/realdb/irq-cost.sh's probe (--irq-probe; docs/kernel.md, 'Interrupts on a busy processor')"`
-	FlushDispatch sim.Duration `toml:"flush_dispatch" unit:"duration" doc:"the CPU the host's block layer spends dispatching each device cache flush outside the thread that syncs: Linux hands every flush request to a kblockd worker (blk-flush's requeue work), whose run, its virtio notification included, takes a vCPU from the threads; charged as a job of its own per flush, with no effect on the flush's latency (the volume's, which fio measured with the worker on its path); 0 (default): as in the published studies' calibrations; simrun calibrate takes it from scripts/realdb/kblockd.sh's probe (--kblockd-probe; docs/kernel.md, 'Flush dispatch')"`
+	Name             string       `toml:"name" doc:"label for reports"`
+	Cores            int          `toml:"cores" unit:"cores" doc:"CPU cores (vCPUs) the server has; assumption: a 4-vCPU cloud VM"`
+	Scheduler        string       `toml:"scheduler" enum:"eevdf|wake_first" doc:"how the OS gives the vCPUs to the server's threads (sysbench runs only; docs/kernel.md): eevdf (default) is Linux's fair class since 6.6 (kernel/sched/fair.c): a woken thread is placed by its lag and preempts only a thread past its share or slice; wake_first is a what-if: a woken thread takes the next query boundary of a running thread"`
+	BaseSlice        sim.Duration `toml:"base_slice" unit:"duration" doc:"eevdf: normalized_sysctl_sched_base_slice, the CPU a thread may run before its virtual deadline, before scaling by the CPU count; 0.75ms (kernel/sched/fair.c since 6.6)"`
+	SliceScaling     string       `toml:"slice_scaling" enum:"log|none|linear" doc:"eevdf: sysctl_sched_tunable_scaling: the slice is base_slice x (1 + ilog2(min(cores, 8))) with log (the kernel's default, SCHED_TUNABLESCALING_LOG), x 1 with none, x min(cores, 8) with linear"`
+	Tick             sim.Duration `toml:"tick" unit:"duration" doc:"eevdf: TICK_NSEC = 1s / CONFIG_HZ, the floor of the lag a thread keeps while it sleeps; 4ms (Debian's kernels: CONFIG_HZ=250)"`
+	DelayDequeue     bool         `toml:"delay_dequeue" doc:"eevdf: the DELAY_DEQUEUE and DELAY_ZERO features (on by default since Linux 6.12): a thread that sleeps owing CPU wakes with lag 0 instead of its negative lag; false is the 6.6-6.11 rule"`
+	CacheRefill      sim.Duration `toml:"cache_refill" unit:"duration" doc:"eevdf: the CPU a connection's thread spends reloading its working set into a processor's caches that hold none of it (it pays refill x (1 - e^(-w/cache_decay)) when it comes back after other threads ran w there, the whole refill on another processor); 0 (default): caches cost nothing, as in the published studies' calibrations; simrun calibrate derives it from a 16-thread run with no sync (docs/kernel.md, 'Caches')"`
+	CacheDecay       sim.Duration `toml:"cache_decay" unit:"duration" doc:"eevdf: the other threads' run time on a processor over which a thread's state in its caches falls by e (with cache_refill > 0); calibrated once on the realdb host's thread sweep (docs/validation.md)"`
+	IdleWake         sim.Duration `toml:"idle_wake" unit:"duration" doc:"eevdf: the extra CPU of waking a thread onto an idle vCPU (the waker's inter-processor interrupt and the vCPU's exit from halt, both VM exits on a cloud VM) beyond a wake-up where the vCPUs are busy; charged when a thread's job starts on an idle vCPU and, twice, at each query boundary of a sysbench connection while another vCPU is idle (its request wakes the server thread, its reply the client); 0 (default): as in the published studies' calibrations; simrun calibrate takes it from the harness's wake probe, cross-vCPU less same-vCPU (docs/kernel.md, 'Waking an idle processor')"`
+	IRQCost          sim.Duration `toml:"irq_cost" unit:"duration" doc:"eevdf: the CPU a completion interrupt of the volume takes from the thread running on the vCPU that receives it (its handler, the block layer's completion and, on a VM, the exits that inject it); one interrupt per device I/O, on one vCPU (a virtio-blk disk's single request queue); nothing when that vCPU is idle, which is why a 1-thread calibration cannot see it; 0 (default): as in the published studies' calibrations; simrun calibrate takes it from scripts/realdb/irq-cost.sh's probe (--irq-probe; docs/kernel.md, 'Interrupts on a busy processor')"`
+	FlushDispatch    sim.Duration `toml:"flush_dispatch" unit:"duration" doc:"the CPU the host's block layer spends dispatching each device cache flush outside the thread that syncs: Linux hands every flush request to a kblockd worker (blk-flush's requeue work), whose run, its virtio notification included, takes a vCPU from the threads; charged as a job of its own per flush, with no effect on the flush's latency (the volume's, which fio measured with the worker on its path); 0 (default): as in the published studies' calibrations; simrun calibrate takes it from scripts/realdb/kblockd.sh's probe (--kblockd-probe; docs/kernel.md, 'Flush dispatch')"`
+	BackgroundBurst  sim.Duration `toml:"background_burst" unit:"duration" doc:"the CPU a background kernel thread of the host runs each time it wakes, at nice 0 like the server's threads (so time-sliced among them, not holding a vCPU): DAMON's kdamond on a host that monitors and pages out its memory (mm/damon/core.c, kdamond_fn) is one; 0 (default): none, as in the published studies' calibrations; simrun calibrate takes it from the harness's kernel-thread CPU in the 16-thread no-sync runs x background_period (docs/kernel.md, 'Background kernel work')"`
+	BackgroundPeriod sim.Duration `toml:"background_period" unit:"duration" doc:"how long the background kernel thread sleeps between bursts (with background_burst > 0): DAMON's sample interval, sample_us in /sys/kernel/mm/damon/admin/kdamonds/N/contexts/N/monitoring_attrs/intervals (500ms on the stop-31 realdb host; DAMON's own default 5ms)"`
+}
+
+// DefaultBackgroundPeriod is machine.background_period's default: the
+// realdb host's DAMON sample interval (sample_us = 500000).
+const DefaultBackgroundPeriod = 500 * time.Millisecond
+
+// Background is the machine's background kernel thread for model/server.
+func (m Machine) Background() server.Background {
+	return server.Background{Burst: m.BackgroundBurst.D(), Period: m.BackgroundPeriod.D()}
 }
 
 // DefaultMachine is a 4-vCPU machine under Linux's EEVDF scheduler.
@@ -67,7 +79,7 @@ func DefaultMachine() Machine {
 	f := sim.DefaultFairConfig()
 	return Machine{Name: "generic-4vcpu", Cores: 4, Scheduler: "eevdf", BaseSlice: sim.Duration(f.BaseSlice),
 		SliceScaling: f.Scaling.String(), Tick: sim.Duration(f.Tick), DelayDequeue: f.DelayZero,
-		CacheDecay: sim.Duration(DefaultCacheDecay)}
+		CacheDecay: sim.Duration(DefaultCacheDecay), BackgroundPeriod: sim.Duration(DefaultBackgroundPeriod)}
 }
 
 // DefaultCacheDecay is machine.cache_decay's default, calibrated on the
@@ -135,6 +147,9 @@ func (m Machine) Validate() error {
 	}
 	if m.FlushDispatch < 0 || m.FlushDispatch.D() > time.Millisecond {
 		errs = append(errs, fmt.Errorf("flush_dispatch: must be in [0, 1ms], got %v", m.FlushDispatch))
+	}
+	if err := m.Background().Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -141,6 +141,8 @@ cores = 8
 		"machine.idle_wake":          "default",
 		"machine.irq_cost":           "default",
 		"machine.flush_dispatch":     "default",
+		"machine.background_burst":   "default",
+		"machine.background_period":  "default",
 		"workload.kind":              "file " + base2 + ":7",
 		"workload.demo.servers":      "case dotted",
 		"workload.demo.arrival_rate": "file " + base2 + ":10",
@@ -347,7 +349,7 @@ func TestExplain(t *testing.T) {
 			}
 		}
 	}
-	want := "seed duration warmup machine.preset machine.name machine.cores machine.scheduler machine.base_slice machine.slice_scaling machine.tick machine.delay_dequeue machine.cache_refill machine.cache_decay machine.idle_wake machine.irq_cost machine.flush_dispatch workload.kind workload.demo.arrival_rate workload.demo.service workload.demo.servers"
+	want := "seed duration warmup machine.preset machine.name machine.cores machine.scheduler machine.base_slice machine.slice_scaling machine.tick machine.delay_dequeue machine.cache_refill machine.cache_decay machine.idle_wake machine.irq_cost machine.flush_dispatch machine.background_burst machine.background_period workload.kind workload.demo.arrival_rate workload.demo.service workload.demo.servers"
 	if got := strings.Join(keys, " "); got != want {
 		t.Errorf("params\n got %s\nwant %s", got, want)
 	}

@@ -235,7 +235,7 @@ func runSysbench(rc RunContext) (result.Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := server.NewSysbenchOn(env, server.Machine{Cores: rc.Config.Machine.Cores, CPU: cpu, FlushDispatch: rc.Config.Machine.FlushDispatch.D()}, vol, rc.Config.Engine, rc.Config.Commit, wl)
+	s, err := server.NewSysbenchOn(env, server.Machine{Cores: rc.Config.Machine.Cores, CPU: cpu, FlushDispatch: rc.Config.Machine.FlushDispatch.D(), Background: rc.Config.Machine.Background()}, vol, rc.Config.Engine, rc.Config.Commit, wl)
 	if err != nil {
 		return nil, err
 	}

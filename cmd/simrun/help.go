@@ -175,8 +175,9 @@ statement and per query, redo bytes per transaction and the server's
 settings from the 1-thread run with no sync; the CPU of a log write, of a
 flush and of a binlog sync from the 1-thread runs that add one; the CPU of
 a wake-up from the harness's wake probe; the caches' refill
-(machine.cache_refill) from the 16-thread run with no sync, when there is
-one (0 otherwise); the volume from fio: FIO.json, or
+(machine.cache_refill) and the host's background kernel threads' CPU
+(machine.background_burst) from the 16-thread run with no sync, when there
+is one (0 otherwise); the volume from fio: FIO.json, or
 without it the fio run the harness made right after its matrix (harness.py
 --fio), the device's latencies of the same minutes; the CPU a disk
 completion interrupt takes from a busy vCPU (machine.irq_cost) from

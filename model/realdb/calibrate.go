@@ -61,6 +61,12 @@ type Calibration struct {
 	// that dispatches a device flush takes, the median of the kblockd
 	// probe's rounds (Doc.KblockdProbe); 0 without the probe.
 	FlushDispatch time.Duration
+	// BackgroundBurst and BackgroundPeriod are machine.background_burst
+	// and background_period: the host's background kernel threads' CPU a
+	// second in the crowdThreads-thread no-sync runs (Figures.BackgroundPct)
+	// as one burst a period, the period DAMON's sample interval when the
+	// harness recorded one; 0 without those runs or that CPU.
+	BackgroundBurst, BackgroundPeriod time.Duration
 
 	Notes []string // one line per choice made, written into the presets
 }
@@ -277,6 +283,7 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	c.Client.RoundTrip = sim.Duration(math.Round(math.Max(0, rest) / q))
 	note("workload.sysbench.round_trip = %v: 1/TPS (%.1fus) less the server's and client's CPU, per query; it absorbs the host's steal time and any background CPU overlapping the transaction", c.Client.RoundTrip, 1e6/c.Base.TPS)
 	c.cacheRefill(pts, note)
+	c.background(pts, d.Machine.DamonSampleUs, note)
 	c.Client.Tables, c.Client.TableSize = d.Prepare.Tables, d.Prepare.TableSize
 	if c.Client.Tables < 1 || c.Client.TableSize < 1 {
 		return Calibration{}, fmt.Errorf("realdb: prepare has %d tables x %d rows", c.Client.Tables, c.Client.TableSize)
@@ -549,6 +556,9 @@ func (c Calibration) Presets(name string) (map[string][]byte, error) {
 	if c.FlushDispatch > 0 {
 		fmt.Fprintf(&b, "flush_dispatch = %q\n", sim.Duration(c.FlushDispatch).String())
 	}
+	if c.BackgroundBurst > 0 {
+		fmt.Fprintf(&b, "background_burst = %q\nbackground_period = %q\n", sim.Duration(c.BackgroundBurst).String(), sim.Duration(c.BackgroundPeriod).String())
+	}
 	out["machine.toml"] = []byte(b.String())
 
 	b.Reset()
@@ -680,4 +690,34 @@ func (c *Calibration) cacheRefill(pts []Point, note func(string, ...any)) {
 		less = fmt.Sprintf(" (less its %.0f wake-ups of the idle vCPU at machine.idle_wake)", 2*q)
 	}
 	note("machine.cache_refill = %v: the CPU a transaction (mariadbd + sysbench) grows from %.1fus at 1 thread%s to %.1fus at %d threads (binlog off, flush=0, mean of %d runs), per query (%.1f a transaction)", sim.Duration(c.CacheRefill), base, less, cpu, crowdThreads, len(crowd.Runs), q)
+}
+
+// defaultBackgroundPeriod is the period a document without DAMON's sample
+// interval gets: the stop-31 realdb host's sample_us.
+const defaultBackgroundPeriod = 500 * time.Millisecond
+
+// background derives machine.background_burst from the kernel threads'
+// CPU (other than the I/O path's workers) in the crowdThreads-thread runs
+// with the binlog off and flush=0: with every vCPU busy that CPU is taken
+// from the threads. It comes as one burst a period of the host's DAMON
+// monitor, the one such thread found on the realdb hosts (kdamond).
+func (c *Calibration) background(pts []Point, damonUs []int64, note func(string, ...any)) {
+	crowd, ok := Find(pts, false, 0, 0, crowdThreads)
+	if !ok {
+		note("machine.background_burst = 0: no %d-thread run with the binlog off and flush=0 to take it from", crowdThreads)
+		return
+	}
+	pct := crowd.Range(func(f Figures) float64 { return f.BackgroundPct }).Mean
+	if pct <= 0 {
+		note("machine.background_burst = 0: the %d-thread no-sync runs recorded no background kernel-thread CPU (documents before stop 31 have none)", crowdThreads)
+		return
+	}
+	src := "the stop-31 host's DAMON sample interval (this document did not record one)"
+	c.BackgroundPeriod = defaultBackgroundPeriod
+	if len(damonUs) > 0 && damonUs[0] > 0 {
+		c.BackgroundPeriod, src = time.Duration(damonUs[0])*time.Microsecond, "the host's DAMON sample interval (sample_us)"
+	}
+	perSec := pct / 100 * float64(c.Cores) // vCPU-seconds a second
+	c.BackgroundBurst = time.Duration(math.Round(perSec * float64(c.BackgroundPeriod)))
+	note("machine.background_burst = %v every background_period = %v (%s): the kernel threads other than kworker and jbd2 took %.1f %% of the machine's CPU (%.0f ms of vCPU a second) in the %d-thread runs with the binlog off and flush=0 (mean of %d runs)", sim.Duration(c.BackgroundBurst), sim.Duration(c.BackgroundPeriod), src, pct, perSec*1e3, crowdThreads, len(crowd.Runs))
 }

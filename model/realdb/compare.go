@@ -46,7 +46,7 @@ func Predict(m map[string]any, cores int) Figures {
 		PagesFlushedTx: get(m, "pages_flushed_per_tx"),
 		// The processes' CPU, as the harness reads it from /proc: the
 		// busy vCPUs less the kernel worker that dispatches flushes.
-		ServerCPUUs: per(get(m, "cpu_util_pct")/100*float64(cores)*1e6) - get(m, "threads", "flush_dispatch_us_per_tx"),
+		ServerCPUUs: per(get(m, "cpu_util_pct")/100*float64(cores)*1e6) - get(m, "threads", "flush_dispatch_us_per_tx") - get(m, "threads", "background_us_per_tx"),
 		BusyPct:     get(m, "cpu_util_pct"),
 	}
 	if f.RedoSyncsPerTx > 0 {

@@ -201,6 +201,9 @@ type Machine struct {
 	// HZ is the kernel's CONFIG_HZ (0: not recorded, as in documents
 	// before issue 12's second round).
 	HZ int `json:"config_hz"`
+	// DamonSampleUs are the sample intervals of the host's running DAMON
+	// monitors, us (none: not running, or not recorded before stop 31).
+	DamonSampleUs []int64 `json:"damon_sample_us"`
 }
 
 // Device is the block device behind the data directory.
@@ -295,6 +298,11 @@ type Run struct {
 	KernelThreads map[string]float64 `json:"kthreads_cpu_s"`
 }
 
+// ioWorkers are the kernel-thread groups on the I/O path, whose CPU the
+// model charges per I/O (machine.flush_dispatch, the volume's journal):
+// not background work.
+var ioWorkers = map[string]bool{"kworker": true, "jbd2": true}
+
 // Load decodes and checks a harness document.
 func Load(b []byte) (*Doc, error) {
 	var d Doc
@@ -348,11 +356,16 @@ type Figures struct {
 	// % of all CPU time: background work on the same vCPUs (DAMON's kdamond
 	// took 3-5 % of the stop-31 host under load, docs/realdb.md).
 	KernelThreadsPct float64 `json:"kernel_threads_cpu_pct"`
-	Load             float64 `json:"loadavg_1min"` // before the run: the machine is shared
-	LRUFlushedTx     float64 `json:"lru_pages_flushed_per_tx"`
-	WaitFreeTx       float64 `json:"free_page_waits_per_tx"`
-	CkptAgeMeanMB    float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
-	CkptAgeMaxMB     float64 `json:"checkpoint_age_max_mb"`
+	// BackgroundPct is the part of it that is not the I/O path's workers
+	// (kworker: the flush dispatch and write-back; jbd2: the journal),
+	// which the model charges per I/O: the host's own background work
+	// (machine.background_burst).
+	BackgroundPct float64 `json:"background_cpu_pct"`
+	Load          float64 `json:"loadavg_1min"` // before the run: the machine is shared
+	LRUFlushedTx  float64 `json:"lru_pages_flushed_per_tx"`
+	WaitFreeTx    float64 `json:"free_page_waits_per_tx"`
+	CkptAgeMeanMB float64 `json:"checkpoint_age_mean_mb"` // over the samples, 10^6 bytes
+	CkptAgeMaxMB  float64 `json:"checkpoint_age_max_mb"`
 	// Pages written per transaction by page-cleaner source, from
 	// INNODB_METRICS (innodb_monitor_enable=module_buffer; 0 otherwise):
 	// furious flushing to the sync point, adaptive, idle/background, the
@@ -429,11 +442,15 @@ func (r Run) Derive() Figures {
 		if hz := r.CPU.ClkTck; hz > 0 {
 			own := (r.CPU.ServerUser + r.CPU.ServerSys + r.CPU.ClientUser + r.CPU.ClientSys) * float64(hz)
 			f.OtherCPUPct = max(0, 100*(float64(busy)-own)/float64(all))
-			var kt float64
-			for _, v := range r.KernelThreads {
+			var kt, bg float64
+			for g, v := range r.KernelThreads {
 				kt += v
+				if !ioWorkers[g] {
+					bg += v
+				}
 			}
 			f.KernelThreadsPct = 100 * kt * float64(hz) / float64(all)
+			f.BackgroundPct = 100 * bg * float64(hz) / float64(all)
 		}
 	}
 	return f

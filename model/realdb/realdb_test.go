@@ -53,7 +53,7 @@ func TestDerive(t *testing.T) {
 		FlushesPerTx: 0.45, WritesPerTx: 0.45, WriteKBPerTx: 10, RedoSyncsPerTx: 0.25, TxPerRedoSync: 4,
 		BinlogGroupsTx: 0.2, TxPerGroup: 5, RedoBytesTx: 2000, RedoWrittenTx: 2500, BinlogBytesTx: 2150,
 		PagesFlushedTx: 0.05, ServerCPUUs: 400, ServerSysUs: 100, ClientCPUUs: 100, QueriesPerTx: 6,
-		StealPct: 10, BusyPct: 80, OtherCPUPct: 30, KernelThreadsPct: 5, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
+		StealPct: 10, BusyPct: 80, OtherCPUPct: 30, KernelThreadsPct: 5, BackgroundPct: 4, Load: 7.5, LRUFlushedTx: 0.01, WaitFreeTx: 0.002, CkptAgeMeanMB: 40, CkptAgeMaxMB: 50,
 	}
 	if diff := cmp.Diff(want, r.Derive(), cmpopts.EquateApprox(1e-12, 0)); diff != "" {
 		t.Errorf("Derive (-want +got):\n%s", diff)

@@ -27,6 +27,7 @@ type Server struct {
 
 	flushDispatch   time.Duration // Machine.FlushDispatch
 	flushDispatches int64         // flushes dispatched since ResetStats
+	bg              *background   // Machine.Background; nil: none
 }
 
 // registerSources registers the I/O accounting names on vol.
@@ -55,6 +56,9 @@ type Machine struct {
 	// the volume's, which a fio calibration measured with the worker on
 	// its path. 0: none.
 	FlushDispatch time.Duration
+	// Background is the host's kernel work that takes the vCPUs from the
+	// threads whatever they do (docs/kernel.md, "Background kernel work").
+	Background Background
 }
 
 // MaxFlushDispatch bounds Machine.FlushDispatch.
@@ -80,6 +84,9 @@ func NewOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config, cc comm
 	if m.FlushDispatch < 0 || m.FlushDispatch > MaxFlushDispatch {
 		return nil, fmt.Errorf("flush_dispatch: must be in [0, %v], got %v", sim.Duration(MaxFlushDispatch), sim.Duration(m.FlushDispatch))
 	}
+	if err := m.Background.Validate(); err != nil {
+		return nil, err
+	}
 	if err := eng.Validate(); err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -100,6 +107,9 @@ func NewOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config, cc comm
 		s.flushDispatch = m.FlushDispatch
 		vol.SetFlushDispatch(s.dispatchFlush)
 	}
+	if m.Background.Burst > 0 {
+		s.bg = &background{cfg: m.Background, cpu: cpu}
+	}
 	e.SetCPU(s.cpu)
 	s.pipe = commit.New(env, e, s.cpu, vol, cc, csrc, eng.CPU.Wakeup.D())
 	return s, nil
@@ -119,6 +129,9 @@ func (s *Server) Binlog() bool { return s.pipe.Mode() != commit.BinlogOff }
 func (s *Server) Start() {
 	s.eng.Start()
 	s.pipe.Start()
+	if s.bg != nil {
+		s.bg.start(s.env)
+	}
 }
 
 // SetTrace records the engine's and the pipeline's work, then the volume's
@@ -142,9 +155,21 @@ func (s *Server) FlushDispatchCPU() time.Duration {
 	return time.Duration(s.flushDispatches) * s.flushDispatch
 }
 
+// BackgroundCPU is the CPU the background thread's bursts took since
+// ResetStats (those finished).
+func (s *Server) BackgroundCPU() time.Duration {
+	if s.bg == nil {
+		return 0
+	}
+	return s.bg.ran
+}
+
 // ResetStats starts the measured window.
 func (s *Server) ResetStats() {
 	s.flushDispatches = 0
+	if s.bg != nil {
+		s.bg.ran = 0
+	}
 	s.cpu.ResetStats()
 	s.vol.ResetStats()
 	s.eng.ResetStats()

@@ -289,6 +289,10 @@ type Threads struct {
 	// it). It is in cpu_util_pct and in no thread's: a process's CPU, as
 	// /proc counts it, leaves it out.
 	FlushDispatchUsPerTx float64 `json:"flush_dispatch_us_per_tx"`
+	// BackgroundUsPerTx is the CPU a transaction of the host's background
+	// kernel thread (Machine.Background): its bursts over the window's
+	// transactions.
+	BackgroundUsPerTx float64 `json:"background_us_per_tx"`
 }
 
 // WriteBytesPerTx is the device write bytes per committed transaction, by
@@ -450,6 +454,7 @@ func (s *Sysbench) Report() Metrics {
 			IdleWakeUsPerTx:      perTx(int64(cs.IdleWakeCPU)) / 1e3,
 			IRQUsPerTx:           perTx(int64(cs.IRQCPU)) / 1e3,
 			FlushDispatchUsPerTx: perTx(int64(s.srv.FlushDispatchCPU())) / 1e3,
+			BackgroundUsPerTx:    perTx(int64(s.srv.BackgroundCPU())) / 1e3,
 		},
 		WritePerTx: WriteBytesPerTx{
 			Redo:        perTx(src["redo"]),

@@ -937,6 +937,8 @@ def read_kthreads():
             s = readf("/proc/%s/stat" % pid)
         except OSError:
             continue
+        if ")" not in s:  # the process ended while we read it
+            continue
         rest = s[s.rindex(")") + 2:].split()
         if len(rest) < 13 or not int(rest[6]) & PF_KTHREAD:
             continue
@@ -1016,7 +1018,29 @@ def machine_info(dev):
             break
     mem = readf("/proc/meminfo").splitlines()[0]
     return {"nproc": os.cpu_count(), "cpu_model": cpu, "mem": mem, "kernel": os.uname().release,
-            "os": readf("/etc/debian_version"), "config_hz": kernel_hz()}
+            "os": readf("/etc/debian_version"), "config_hz": kernel_hz(), "damon_sample_us": damon_sample_us()}
+
+
+def damon_sample_us():
+    """The sample intervals of the host's running DAMON contexts (kdamond's sleep between two
+    samples of memory access, us), [] when DAMON does not run: the period of the background
+    kernel work the harness measures in kthreads_cpu_s (docs/kernel.md)."""
+    out = []
+    base = "/sys/kernel/mm/damon/admin/kdamonds"
+    try:
+        kds = sorted(os.listdir(base))
+    except OSError:
+        return out
+    for k in kds:
+        try:
+            if readf("%s/%s/state" % (base, k)).strip() != "on":
+                continue
+            for c in sorted(os.listdir("%s/%s/contexts" % (base, k))):
+                if c.isdigit():
+                    out.append(int(readf("%s/%s/contexts/%s/monitoring_attrs/intervals/sample_us" % (base, k, c))))
+        except (OSError, ValueError):
+            continue
+    return out
 
 
 def kernel_hz():
