@@ -65,10 +65,6 @@ type Machine struct {
 	BackgroundPeriod sim.Duration `toml:"background_period" unit:"duration" doc:"how long the background kernel thread sleeps between bursts (with background_burst > 0): DAMON's sample interval, sample_us in /sys/kernel/mm/damon/admin/kdamonds/N/contexts/N/monitoring_attrs/intervals (500ms on the stop-31 realdb host; DAMON's own default 5ms)"`
 }
 
-// DefaultBackgroundPeriod is machine.background_period's default: the
-// realdb host's DAMON sample interval (sample_us = 500000).
-const DefaultBackgroundPeriod = 500 * time.Millisecond
-
 // Background is the machine's background kernel thread for model/server.
 func (m Machine) Background() server.Background {
 	return server.Background{Burst: m.BackgroundBurst.D(), Period: m.BackgroundPeriod.D()}
@@ -79,7 +75,7 @@ func DefaultMachine() Machine {
 	f := sim.DefaultFairConfig()
 	return Machine{Name: "generic-4vcpu", Cores: 4, Scheduler: "eevdf", BaseSlice: sim.Duration(f.BaseSlice),
 		SliceScaling: f.Scaling.String(), Tick: sim.Duration(f.Tick), DelayDequeue: f.DelayZero,
-		CacheDecay: sim.Duration(DefaultCacheDecay), BackgroundPeriod: sim.Duration(DefaultBackgroundPeriod)}
+		CacheDecay: sim.Duration(DefaultCacheDecay), BackgroundPeriod: sim.Duration(server.DefaultBackgroundPeriod)}
 }
 
 // DefaultCacheDecay is machine.cache_decay's default, calibrated on the

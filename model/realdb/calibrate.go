@@ -11,6 +11,7 @@ import (
 	"simrun/model/disk"
 	"simrun/model/engine"
 	"simrun/model/fio"
+	"simrun/model/server"
 	"simrun/model/workload"
 	"simrun/sim"
 )
@@ -692,10 +693,6 @@ func (c *Calibration) cacheRefill(pts []Point, note func(string, ...any)) {
 	note("machine.cache_refill = %v: the CPU a transaction (mariadbd + sysbench) grows from %.1fus at 1 thread%s to %.1fus at %d threads (binlog off, flush=0, mean of %d runs), per query (%.1f a transaction)", sim.Duration(c.CacheRefill), base, less, cpu, crowdThreads, len(crowd.Runs), q)
 }
 
-// defaultBackgroundPeriod is the period a document without DAMON's sample
-// interval gets: the stop-31 realdb host's sample_us.
-const defaultBackgroundPeriod = 500 * time.Millisecond
-
 // background derives machine.background_burst from the kernel threads'
 // CPU (other than the I/O path's workers) in the crowdThreads-thread runs
 // with the binlog off and flush=0: with every vCPU busy that CPU is taken
@@ -713,7 +710,7 @@ func (c *Calibration) background(pts []Point, damonUs []int64, note func(string,
 		return
 	}
 	src := "the stop-31 host's DAMON sample interval (this document did not record one)"
-	c.BackgroundPeriod = defaultBackgroundPeriod
+	c.BackgroundPeriod = server.DefaultBackgroundPeriod
 	if len(damonUs) > 0 && damonUs[0] > 0 {
 		c.BackgroundPeriod, src = time.Duration(damonUs[0])*time.Microsecond, "the host's DAMON sample interval (sample_us)"
 	}

@@ -23,6 +23,11 @@ type Background struct {
 	Period time.Duration
 }
 
+// DefaultBackgroundPeriod is the period a background thread gets when
+// nothing says otherwise: the realdb host's DAMON sample interval
+// (sample_us = 500000; DAMON's own default is 5 ms).
+const DefaultBackgroundPeriod = 500 * time.Millisecond
+
 // MaxBackgroundBurst and the period's bounds keep a background thread a
 // thread: at most one vCPU's worth of bursts.
 const (
@@ -54,9 +59,11 @@ type background struct {
 	running bool
 	owed    bool          // a burst came due while one ran
 	ran     time.Duration // CPU of the bursts finished since ResetStats
+	done    func(any)     // finished, bound once: a method value per burst would allocate
 }
 
 func (b *background) start(env *sim.Env) {
+	b.done = b.finished
 	b.clock = env.NewAlarm(b.tick, nil)
 	b.clock.After(b.cfg.Period)
 }
@@ -72,7 +79,7 @@ func (b *background) tick(any) {
 
 func (b *background) run() {
 	b.running = true
-	b.cpu.WakeAs(&b.th, b.cfg.Burst, b.finished, nil)
+	b.cpu.WakeAs(&b.th, b.cfg.Burst, b.done, nil)
 }
 
 func (b *background) finished(any) {

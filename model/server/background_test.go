@@ -75,3 +75,26 @@ func TestBackgroundValidate(t *testing.T) {
 		t.Errorf("no burst: %v, want none (the period is unused)", err)
 	}
 }
+
+// TestBackgroundNoAllocs: a burst, its wake-up and its completion allocate
+// nothing once the thread runs (the kernel's steady state).
+func TestBackgroundNoAllocs(t *testing.T) {
+	env := sim.New(1)
+	cpu, err := sim.NewCPUWithPolicy(env, 2, sim.CPUConfig{Policy: sim.Fair, Fair: sim.DefaultFairConfig()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &background{cfg: Background{Burst: time.Millisecond, Period: 10 * time.Millisecond}, cpu: cpu}
+	b.start(env)
+	env.RunUntil(sim.At(time.Second)) // warm the CPU's job slices
+	at := time.Second
+	if n := testing.AllocsPerRun(50, func() {
+		at += 110 * time.Millisecond
+		env.RunUntil(sim.At(at))
+	}); n != 0 {
+		t.Errorf("%.1f allocations per 110 ms of bursts, want 0", n)
+	}
+	if b.ran == 0 {
+		t.Fatal("no burst ran")
+	}
+}
