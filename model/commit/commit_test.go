@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"simrun/internal/configtest"
 	"simrun/model/disk"
 	"simrun/model/engine"
@@ -82,7 +84,7 @@ func newRigVol(t *testing.T, vc disk.Config, mode string, syncBinlog, trx int, i
 	wl.TableSize = 10_000
 	src := engine.Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
 		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
-	e, err := engine.New(env, cfg, wl, vol, src, cc.FlushLogAtTrxCommit.Syncs())
+	e, err := engine.New(env, cfg, wl, vol, src, cc.FlushLogAtTrxCommit.LogBufferedByDefault())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,6 +320,32 @@ func TestBinlogWriteSleepsOnShadow(t *testing.T) {
 		}
 		if r.pipe.file.Rotations != 1 {
 			t.Errorf("in flight %v: %d rotations, want 1", inFlight, r.pipe.file.Rotations)
+		}
+	}
+}
+
+// TestLogBufferedByDefault: MariaDB starts with the redo log's file system
+// cache off (O_DIRECT) except under innodb_flush_log_at_trx_commit = 2
+// (innodb_init_params); redo.log_file_buffering "auto" follows it, and
+// "on"/"off" override it.
+func TestLogBufferedByDefault(t *testing.T) {
+	for _, tc := range []struct {
+		policy        FlushPolicy
+		auto, on, off bool
+	}{
+		{FlushPerSecond, false, true, false},
+		{FlushSyncAtCommit, false, true, false},
+		{FlushWriteCommit, true, true, false},
+		{FlushSyncTwice, false, true, false},
+	} {
+		d := tc.policy.LogBufferedByDefault()
+		got := []bool{
+			engine.RedoConfig{FileBuffering: "auto"}.Buffered(d),
+			engine.RedoConfig{FileBuffering: "on"}.Buffered(d),
+			engine.RedoConfig{FileBuffering: "off"}.Buffered(d),
+		}
+		if diff := cmp.Diff([]bool{tc.auto, tc.on, tc.off}, got); diff != "" {
+			t.Errorf("trx_commit %v: auto, on, off buffered (-want +got):\n%s", tc.policy, diff)
 		}
 	}
 }

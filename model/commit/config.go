@@ -41,6 +41,14 @@ func (f FlushPolicy) Syncs() bool { return f == FlushSyncAtCommit || f == FlushS
 // OS but not synced (2).
 func (f FlushPolicy) Writes() bool { return f == FlushWriteCommit }
 
+// LogBufferedByDefault reports whether MariaDB starts with the redo log's
+// file system cache on (innodb_log_file_buffering, default OFF: O_DIRECT)
+// under this policy: on Linux innodb_init_params turns it on for 2 only
+// ("Do not disable the file system cache if
+// innodb_flush_log_at_trx_commit=2", storage/innobase/handler/ha_innodb.cc,
+// MariaDB 10.11.18). A SET GLOBAL of the policy later does not change it.
+func (f FlushPolicy) LogBufferedByDefault() bool { return f == FlushWriteCommit }
+
 // Waits reports whether a commit waits for the log at all.
 func (f FlushPolicy) Waits() bool { return f.Syncs() || f.Writes() }
 

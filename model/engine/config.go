@@ -43,7 +43,7 @@ type RedoConfig struct {
 	LogFileSize    sim.Bytes    `toml:"log_file_size" unit:"bytes" doc:"innodb_log_file_size; not stated by the study (MariaDB default 96MiB). Capacity = (size - 12288) x 0.9; see docs/validation.md for the sensitivity"`
 	LogBufferSize  sim.Bytes    `toml:"log_buffer_size" unit:"bytes" doc:"innodb_log_buffer_size (MariaDB default 16MiB); a writer waits when the unwritten log exceeds it"`
 	BlockSize      sim.Bytes    `toml:"block_size" unit:"bytes" doc:"physical block of the redo log device: an O_DIRECT log write covers whole blocks and rewrites the last partial block next time (log_t::write_buf); 4KiB for a network volume"`
-	FileBuffering  string       `toml:"log_file_buffering" unit:"" doc:"innodb_log_file_buffering: off (O_DIRECT, every write reaches the device), on (page cache: writes are copies, fsync writes the dirty pages), auto = on unless innodb_flush_log_at_trx_commit = 1 or 3 (assumption consistent with the published redo volume: no per-group block rewrite at 0 and 2)"`
+	FileBuffering  string       `toml:"log_file_buffering" unit:"" doc:"innodb_log_file_buffering: off (O_DIRECT, every write reaches the device), on (page cache: writes are copies, fsync writes the dirty pages), auto = the server's startup default: on when innodb_flush_log_at_trx_commit = 2, else off (MariaDB innodb_init_params on Linux, ha_innodb.cc 10.11.18)"`
 	InitialLog     string       `toml:"initial_log" unit:"" doc:"state of ib_logfile0 when the run starts. MariaDB creates the log with posix_fallocate, so until it has been written through once ext4 holds unwritten extents there and every log sync that converts some commits the filesystem journal (docs/model-engine.md). wrapped: written through at least once (a server that has run a while); after_load (default, as in the binlog study, which needs a new data directory per case): created just before the initial data load (sysbench prepare), whose redo, rows x bytes_load_row, filled the start of the first pass; new: created just before the run"`
 	BytesLoadRow   sim.Bytes    `toml:"bytes_load_row" unit:"bytes/row" doc:"redo of one row of the initial load (sysbench prepare: multi-row INSERTs into an empty table in key order, then CREATE INDEX k): the ~206-byte clustered record in an insert record (~218 B), its undo record (~22 B), its share of new pages and its entry in the sorted build of index k (~17 B). Estimate from the record layouts: 260B"`
 	FlushTimeout   sim.Duration `toml:"flush_log_at_timeout" unit:"s" doc:"innodb_flush_log_at_timeout: period of the background log write+sync (srv_master_callback), default 1s"`
@@ -152,16 +152,17 @@ func DefaultConfig() Config {
 }
 
 // Buffered reports whether the redo log goes through the page cache;
-// syncAtCommit is whether the commit policy syncs the log at every commit
-// (innodb_flush_log_at_trx_commit 1 or 3), which "auto" turns O_DIRECT on for.
-func (r RedoConfig) Buffered(syncAtCommit bool) bool {
+// byDefault is what "auto" means: the server's startup default, which
+// MariaDB turns on for innodb_flush_log_at_trx_commit = 2 only
+// (commit.FlushPolicy.LogBufferedByDefault).
+func (r RedoConfig) Buffered(byDefault bool) bool {
 	switch r.FileBuffering {
 	case "on":
 		return true
 	case "off":
 		return false
 	}
-	return !syncAtCommit
+	return byDefault
 }
 
 // Capacity returns the redo capacity, the sync point (max_checkpoint_age)

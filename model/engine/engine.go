@@ -110,18 +110,18 @@ type stallWaiter struct {
 }
 
 // New builds the engine for sysbench tables on vol. sources tags its I/O;
-// syncAtCommit says whether the commit policy syncs the log at every commit
-// (innodb_flush_log_at_trx_commit 1 or 3), which redo.log_file_buffering
-// "auto" depends on.
-func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, syncAtCommit bool) (*Engine, error) {
-	return newEngine(env, cfg, wl, vol, src, syncAtCommit, true)
+// logBuffered is what redo.log_file_buffering "auto" means: whether the
+// server starts with the log's file system cache on, which depends on the
+// commit policy (commit.FlushPolicy.LogBufferedByDefault).
+func New(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, logBuffered bool) (*Engine, error) {
+	return newEngine(env, cfg, wl, vol, src, logBuffered, true)
 }
 
 // newEngine is New; mariadbPool lays the buffer pool out as MariaDB 10.11
 // does (PoolFrames, the non-leaf index pages resident), otherwise the pool
 // is size/PageSize frames of data pages (a bulk loader's MySQL 5.1 engine,
 // whose index trees hold their own non-leaf pages).
-func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, syncAtCommit, mariadbPool bool) (*Engine, error) {
+func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume, src Sources, logBuffered, mariadbPool bool) (*Engine, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume,
 	} else {
 		e.BP = NewBufferPool(npages, frames, cfg.BufferPool.Warm)
 	}
-	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(syncAtCommit), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
+	e.Redo = newRedo(env, cfg.Redo, cfg.Redo.Buffered(logBuffered), vol, src.Redo, int64(wl.Tables)*wl.TableSize)
 	e.files = make([]*disk.File, e.tables)
 	for t := range e.files {
 		e.files[t] = vol.OpenFile(fmt.Sprintf("sbtest%d.ibd", t+1), true)

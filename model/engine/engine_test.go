@@ -93,7 +93,7 @@ func newTestEngineWL(t *testing.T, cfg Config, wl workload.Sysbench) (*sim.Env, 
 	}
 	src := Sources{Redo: vol.RegisterSource("redo"), PageFlush: vol.RegisterSource("page_flush"),
 		Doublewrite: vol.RegisterSource("doublewrite"), PageRead: vol.RegisterSource("page_read")}
-	e, err := New(env, cfg, wl, vol, src, cfg.Redo.FileBuffering != "on")
+	e, err := New(env, cfg, wl, vol, src, cfg.Redo.FileBuffering == "on")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ const tsReserved = 192
 // file. The engine's redo log, buffer pool, page cleaner, doublewrite
 // buffer and checkpoints are the ones every workload uses; a bulk loader
 // decides which pages it reads and dirties.
-func NewForTablespace(env *sim.Env, cfg Config, pages int, vol *disk.Volume, src Sources, syncAtCommit bool) (*Engine, error) {
+func NewForTablespace(env *sim.Env, cfg Config, pages int, vol *disk.Volume, src Sources, logBuffered bool) (*Engine, error) {
 	if pages < tsReserved+64 || pages > 1<<30 {
 		return nil, fmt.Errorf("engine: a tablespace of %d pages; must be in [%d, %d]", pages, tsReserved+64, 1<<30)
 	}
@@ -56,7 +56,7 @@ func NewForTablespace(env *sim.Env, cfg Config, pages int, vol *disk.Volume, src
 	cfg.Layout.SecondaryPerPage = 8192
 	wl := workload.DefaultSysbench()
 	wl.Tables, wl.TableSize = 1, int64(pages)
-	e, err := newEngine(env, cfg, wl, vol, src, syncAtCommit, false)
+	e, err := newEngine(env, cfg, wl, vol, src, logBuffered, false)
 	if e != nil {
 		e.loader = true // the loader's FlushLRU/MakeRoom replace the cleaner's LRU batch
 	}

@@ -86,7 +86,7 @@ func NewBulk(env *sim.Env, cores int, vol *disk.Volume, eng engine.Config, cc co
 	}
 	es, cs := registerSources(vol)
 	b.src = BulkSources{Engine: es, Commit: cs, Autoextend: vol.RegisterSource("autoextend"), CSV: vol.RegisterSource("csv_file")}
-	e, err := engine.NewForTablespace(env, eng, opt.Pages, vol, es, cc.FlushLogAtTrxCommit.Syncs())
+	e, err := engine.NewForTablespace(env, eng, opt.Pages, vol, es, cc.FlushLogAtTrxCommit.LogBufferedByDefault())
 	if err != nil {
 		return nil, err
 	}

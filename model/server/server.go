@@ -94,7 +94,7 @@ func NewOn(env *sim.Env, m Machine, vol *disk.Volume, eng engine.Config, cc comm
 		return nil, fmt.Errorf("commit: %w", err)
 	}
 	esrc, csrc := registerSources(vol)
-	e, err := engine.New(env, eng, data, vol, esrc, cc.FlushLogAtTrxCommit.Syncs())
+	e, err := engine.New(env, eng, data, vol, esrc, cc.FlushLogAtTrxCommit.LogBufferedByDefault())
 	if err != nil {
 		return nil, err
 	}
