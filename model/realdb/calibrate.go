@@ -295,12 +295,14 @@ func Calibrate(d *Doc, fioJSON []byte) (Calibration, error) {
 	wake := e.CPU.Wakeup.D() + c.IdleWake
 	// fio's thread slept through each of its I/Os at iodepth 1, so every
 	// latency it measured ends with that wake-up, which the model charges
-	// apart after each device wait of the commit path.
+	// apart after each device wait of the commit path: its writes and
+	// flushes. A page read is waited for before the thread's burst, with
+	// no wake-up charged, so the read latency keeps it.
 	if wake > 0 {
 		for _, l := range []struct {
 			key  string
 			spec *sim.DistSpec
-		}{{"read_latency", &c.Volume.ReadLatency}, {"write_latency", &c.Volume.WriteLatency}, {"flush_latency", &c.Volume.FlushLatency}} {
+		}{{"write_latency", &c.Volume.WriteLatency}, {"flush_latency", &c.Volume.FlushLatency}} {
 			if l.spec.Kind != "empirical" {
 				continue
 			}
