@@ -141,8 +141,8 @@ func (m Machine) Validate() error {
 	case m.IRQCost > 0 && m.Scheduler != "eevdf":
 		errs = append(errs, fmt.Errorf("irq_cost: needs scheduler = \"eevdf\", got %v with %q", m.IRQCost, m.Scheduler))
 	}
-	if m.FlushDispatch < 0 || m.FlushDispatch.D() > time.Millisecond {
-		errs = append(errs, fmt.Errorf("flush_dispatch: must be in [0, 1ms], got %v", m.FlushDispatch))
+	if m.FlushDispatch < 0 || m.FlushDispatch.D() > server.MaxFlushDispatch {
+		errs = append(errs, fmt.Errorf("flush_dispatch: must be in [0, %v], got %v", sim.Duration(server.MaxFlushDispatch), m.FlushDispatch))
 	}
 	if err := m.Background().Validate(); err != nil {
 		errs = append(errs, err)
