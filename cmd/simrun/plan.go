@@ -35,7 +35,7 @@ of constraint (METRIC OP NUMBER, OP one of >= <= > <, any metric path of the
 result: tps, latency_ms.p99, applier.max_lag_s); give as many as needed.
 --vary takes a range of a numeric parameter (integer, size, rate or duration):
 LO..HI:N is N evenly spaced points, LO..HI*F multiplies by F; a bare LO..HI
-steps an integer parameter by 1 (others get 50 points). A second --vary gives
+steps an integer parameter by 1 (any other needs :N or *F). A second --vary gives
 the feasible frontier: the search runs along the first for each value of the
 second.
 
@@ -179,7 +179,8 @@ func (e env) planCmd(args []string) error {
 	if err := ev.probe(ctx, cons); err != nil {
 		return err
 	}
-	cfg := plan.Config{Constraints: cons, Maximize: f.maximize, MinReps: f.minReps, MaxReps: f.maxReps, Budget: f.budget}
+	cfg := plan.Config{Constraints: cons, Maximize: f.maximize, MinReps: f.minReps, MaxReps: f.maxReps, Budget: f.budget,
+		Resolution: result.Resolution}
 	for _, a := range axes {
 		cfg.Axes = append(cfg.Axes, a.values)
 	}
@@ -487,7 +488,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 			fmt.Fprintf(w, "  %-24s %s\n", r.Vary[1].Key+" = "+f.Y, f.X)
 		}
 	} else if res.Found {
-		fmt.Fprintf(w, "\nanswer: %s = %s\n  %s  [%d replications%s]\n", r.Vary[0].Key, r.Answer, r.stats(res.Answer), res.Answer.Reps, undecided(res.Answer))
+		fmt.Fprintf(w, "\nanswer: %s = %s\n  %s  [%d replications%s]\n", r.Vary[0].Key, r.Answer, r.stats(res.Answer), res.Answer.Reps, r.undecided(res.Answer))
 	} else if len(res.Between) == 2 {
 		fmt.Fprintf(w, "\nno answer yet: the boundary lies between %s and %s\n", r.format(0, res.Between[0]), r.format(0, res.Between[1]))
 	} else {
@@ -559,9 +560,15 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 	return nil
 }
 
-func undecided(p *plan.Point) string {
+// undecided says why a point's feasibility is not decided, or "".
+func (r *PlanReport) undecided(p *plan.Point) string {
 	if p.Decided {
 		return ""
+	}
+	for k, st := range p.Stats {
+		if c := r.cons[k]; !c.Decided(st.Mean, st.CI95) && !c.Decided(st.Mean, st.Resolution) {
+			return fmt.Sprintf("; undecided: %s is within the histogram's resolution (±%s) of its threshold, which more replications cannot narrow", c.Metric, num(st.Resolution))
+		}
 	}
 	return "; undecided: an interval still straddles its threshold"
 }

@@ -58,8 +58,8 @@ func (c Constraint) Holds(x float64) bool {
 	return x < c.Value
 }
 
-// decided reports whether the interval mean ± h lies wholly on one side
+// Decided reports whether the interval mean ± h lies wholly on one side
 // of the threshold.
-func (c Constraint) decided(mean, h float64) bool {
+func (c Constraint) Decided(mean, h float64) bool {
 	return c.Holds(mean-h) == c.Holds(mean+h)
 }

@@ -7,7 +7,7 @@ import (
 	"math"
 	"sort"
 
-	"gonum.org/v1/gonum/stat/distuv"
+	"simrun/internal/result"
 )
 
 // Sample is the metrics of one replication at one point: the value at a
@@ -32,12 +32,17 @@ type Config struct {
 	// MinReps and MaxReps bound the replications per point (defaults 2
 	// and 10); Budget bounds the runs of the whole search (0: no bound).
 	MinReps, MaxReps, Budget int
+	// Resolution, if set, returns how far a metric's value v can be from
+	// what it estimates however many replications run (a quantile read
+	// from a histogram bucket); it widens that metric's intervals.
+	Resolution func(metric string, v float64) float64
 }
 
 // Stat is one constraint's estimate at a point.
 type Stat struct {
-	Mean float64 `json:"mean"`
-	CI95 float64 `json:"ci95"` // half-width; 0 with one replication
+	Mean       float64 `json:"mean"`
+	CI95       float64 `json:"ci95"`                 // half-width: Student's t over the replications plus Resolution
+	Resolution float64 `json:"resolution,omitempty"` // the part of CI95 no replication removes (Config.Resolution)
 }
 
 // Point is one evaluated point: the evidence.
@@ -383,8 +388,9 @@ func (s *searcher) point(x float64, phase string) (*Point, error) {
 		}
 		reps = want
 		p.Reps = reps
-		p.Stats, p.Decided = s.judge(samples)
-		if p.Decided || reps >= s.cfg.MaxReps {
+		var stuck bool
+		p.Stats, p.Decided, stuck = s.judge(samples)
+		if p.Decided || stuck || reps >= s.cfg.MaxReps {
 			break
 		}
 	}
@@ -403,37 +409,30 @@ func (s *searcher) point(x float64, phase string) (*Point, error) {
 // judge returns each constraint's mean and 95 % interval, and whether the
 // point's feasibility is decided: every interval is clear of its
 // threshold, or one constraint fails clearly (the others then cannot
-// rescue the point).
-func (s *searcher) judge(samples [][]float64) ([]Stat, bool) {
-	stats := make([]Stat, len(samples))
+// rescue the point). stuck reports an undecided point that more
+// replications cannot decide: each undecided threshold is within the
+// Resolution of its mean, and the replications already agree to within
+// that Resolution.
+func (s *searcher) judge(samples [][]float64) (stats []Stat, decided, stuck bool) {
+	stats = make([]Stat, len(samples))
 	all, failed := true, false
+	stuck = true
 	for k, xs := range samples {
-		m, h := meanCI(xs)
-		stats[k] = Stat{Mean: m, CI95: h}
 		c := s.cfg.Constraints[k]
-		d := c.decided(m, h)
+		m, h := result.MeanCI95(xs)
+		st := Stat{Mean: m, CI95: h}
+		if s.cfg.Resolution != nil {
+			st.Resolution = s.cfg.Resolution(c.Metric, m)
+			st.CI95 += st.Resolution
+		}
+		stats[k] = st
+		d := c.Decided(m, st.CI95)
 		all = all && d
 		failed = failed || (d && !c.Holds(m))
+		if !d {
+			stuck = stuck && !c.Decided(m, st.Resolution) && h <= st.Resolution
+		}
 	}
-	return stats, all || failed
-}
-
-// meanCI is the mean of xs and the half-width of its Student-t 95 %
-// interval (0 for a single value).
-func meanCI(xs []float64) (mean, h float64) {
-	for _, x := range xs {
-		mean += x
-	}
-	n := float64(len(xs))
-	mean /= n
-	if len(xs) < 2 {
-		return mean, 0
-	}
-	v := 0.0
-	for _, x := range xs {
-		v += (x - mean) * (x - mean)
-	}
-	v /= n - 1
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: n - 1}.Quantile(0.975)
-	return mean, t * math.Sqrt(v/n)
+	decided = all || failed
+	return stats, decided, stuck && !decided
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"simrun/sim"
+	"simrun/sim/stats"
 )
 
 // erlangCWait is the mean wait in queue of M/M/c with arrival rate lambda
@@ -213,6 +214,62 @@ func TestSearchNonMonotone(t *testing.T) {
 	}
 	if len(res.Evidence) != len(axis) {
 		t.Errorf("%d points, want the whole grid of %d", len(res.Evidence), len(axis))
+	}
+}
+
+// TestSearchQuantile: a quantile read from a histogram moves in buckets, so
+// replications whose spread is smaller than a bucket agree exactly and a
+// t-interval would be zero. With Resolution the interval is at least the
+// bucket: a point whose threshold lies inside it stays undecided, and it
+// stops at MinReps, since more replications cannot decide it.
+func TestSearchQuantile(t *testing.T) {
+	axis := make([]float64, 0, 20)
+	for x := 1; x <= 20; x++ {
+		axis = append(axis, float64(x))
+	}
+	// p99 = 100/x ms with a replication noise of 0.01 % (well inside the
+	// 0.78 % bucket): x = 10 sits on the threshold.
+	eval := func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
+		var out []Sample
+		for _, r := range reps {
+			var h stats.Histogram
+			for i := 1; i <= 1000; i++ { // rank 990 is 100/x
+				h.Record(int64(100 / x[0] * 1e6 * float64(i) / 990 * (1 + 1e-4*float64(r%2))))
+			}
+			v := float64(h.Quantile(0.99)) / 1e6
+			out = append(out, func(string) (float64, bool) { return v, true })
+		}
+		return out, nil
+	}
+	cons, _ := ParseConstraint("--limit", "latency_ms.p99<=10")
+	at10 := func(res *Result) *Point {
+		for _, p := range res.Evidence {
+			if p.X[0] == 10 {
+				return p
+			}
+		}
+		t.Fatalf("x = 10 not evaluated: %+v", res.Evidence)
+		return nil
+	}
+	cfg := Config{Constraints: []Constraint{cons}, Axes: [][]float64{axis}}
+	res, err := Search(context.Background(), cfg, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := at10(res); p.Stats[0].CI95 != 0 || !p.Decided {
+		t.Fatalf("without Resolution: %+v, want the zero interval this test is about", p)
+	}
+	cfg.Resolution = func(_ string, v float64) float64 { return stats.QuantileBound(v) }
+	res, err = Search(context.Background(), cfg, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := at10(res)
+	if p.Decided || p.Reps != 2 || !(p.Stats[0].CI95 >= p.Stats[0].Resolution) || !(p.Stats[0].Resolution > 0.07) {
+		t.Errorf("with Resolution: %+v, want undecided after 2 replications, interval >= the bucket", p)
+	}
+	if !res.Found || res.Answer.X[0] != 11 {
+		t.Errorf("answer %+v, want 11: 10 is undecided and counts as failing", res.Answer)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 
+	"simrun/sim/stats"
+
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -16,7 +18,8 @@ const CISuffix = "_ci95"
 // Each numeric leaf becomes the mean over the replications (a float64) and,
 // when N >= 2, gains a sibling NAME_ci95 with the half-width of the 95 %
 // confidence interval of that mean: t(0.975, N-1) * s / sqrt(N), s the
-// sample standard deviation. Series are averaged point by point (over the
+// sample standard deviation, plus the leaf's Resolution (a quantile's
+// bucket, which replications cannot average away). Series are averaged point by point (over the
 // shortest length) without an interval. Strings and booleans keep the first
 // replication's value. A leaf missing from some replications is averaged
 // over those that have it.
@@ -83,7 +86,7 @@ func aggregate(reps []map[string]any) Metrics {
 			mean, h := MeanCI95(xs)
 			out[k] = mean
 			if len(vals) >= 2 && !strings.HasSuffix(k, CISuffix) {
-				out[k+CISuffix] = h
+				out[k+CISuffix] = h + Resolution(k, mean)
 			}
 		}
 	}
@@ -120,6 +123,32 @@ func meanSeries(vals []any) []float64 {
 		out[i] = sum / float64(len(series))
 	}
 	return out
+}
+
+// Resolution returns how far a metric's value v can be from what it
+// estimates whatever the number of replications: for a quantile, the
+// histogram bucket it was read from (stats.QuantileBound); for every other
+// metric 0. path may be a whole metric path or its last element. Every
+// metric named pNN (p50, p99, p999) is a stats.Histogram quantile: the
+// latency blocks (Latency) and the checkpoint age's median.
+func Resolution(path string, v float64) float64 {
+	if isQuantileKey(path[strings.LastIndexByte(path, '.')+1:]) {
+		return stats.QuantileBound(v)
+	}
+	return 0
+}
+
+// isQuantileKey reports whether k is p followed by digits only.
+func isQuantileKey(k string) bool {
+	if len(k) < 2 || k[0] != 'p' {
+		return false
+	}
+	for _, c := range k[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // MeanCI95 returns the mean of xs and the half-width of its 95 % confidence

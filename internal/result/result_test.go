@@ -96,12 +96,17 @@ func TestAggregate(t *testing.T) {
 	want := Metrics{
 		"tps": 12.0, "tps_ci95": h,
 		"n": 3.0, "n_ci95": h,
-		"lat":  Metrics{"p99": 3.0, "p99_ci95": h},
+		"lat":  Metrics{"p99": 3.0, "p99_ci95": h + 3.0/127}, // + the histogram's bucket
 		"s":    []float64{3, 4},
 		"mode": "x",
 	}
 	if d := cmp.Diff(want, got, cmp.Comparer(func(a, b float64) bool { return math.Abs(a-b) < 1e-9 })); d != "" {
 		t.Errorf("Aggregate mismatch (-want +got):\n%s", d)
+	}
+	// Replications in one bucket: the interval is the bucket, not zero.
+	same := Aggregate([]Metrics{{"lat": Metrics{"p99": 12.7}}, {"lat": Metrics{"p99": 12.7}}})
+	if got := same["lat"].(Metrics)["p99_ci95"]; math.Abs(got.(float64)-0.1) > 1e-12 {
+		t.Errorf("p99_ci95 of two equal quantiles = %v, want their bucket's 0.1", got)
 	}
 	if one := Aggregate(reps[:1]); one["tps"] != 10.0 {
 		t.Errorf("one replication must pass through")
@@ -207,5 +212,26 @@ func TestOrderPaths(t *testing.T) {
 	want := "tps tps_ci95 latency_ms.avg latency_ms.avg_ci95 latency_ms.p99 alpha zeta zeta_ci95 zeta_b"
 	if got := strings.Join(p, " "); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestResolution(t *testing.T) {
+	for _, tt := range []struct {
+		path string
+		want float64
+	}{
+		{"latency_ms.p99", 1.27 / 127},
+		{"p50", 1.27 / 127},
+		{"checkpoint_age_MB.p999", 1.27 / 127},
+		{"tps", 0},
+		{"latency_ms.avg", 0},
+		{"latency_ms.max", 0},
+		{"pages_flushed_per_s", 0},
+		{"p", 0},
+		{"p9x", 0},
+	} {
+		if got := Resolution(tt.path, 1.27); math.Abs(got-tt.want) > 1e-15 {
+			t.Errorf("Resolution(%q, 1.27) = %v, want %v", tt.path, got, tt.want)
+		}
 	}
 }

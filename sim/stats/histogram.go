@@ -190,6 +190,13 @@ func (h *Histogram) Quantile(q float64) int64 {
 	return h.max // unreachable: the counts add up to h.count
 }
 
+// QuantileBound returns how far from the exact quantile a value r that
+// Quantile reported can be: the exact x satisfies |r − x| ≤ x/128, so
+// |r − x| ≤ |r|/127. It holds in any unit r was scaled to (ms, MB), and for
+// a mean of reported quantiles too, so an interval over replications that
+// all landed in one bucket is this wide, not zero.
+func QuantileBound(r float64) float64 { return math.Abs(r) * maxRelError / (1 - maxRelError) }
+
 // Merge adds every value recorded in o to h, as if they had been recorded
 // into h directly. o is not changed (unless it is h, which doubles h).
 func (h *Histogram) Merge(o *Histogram) {

@@ -126,8 +126,17 @@ func TestHistogramEveryRank(t *testing.T) {
 	for r := 1; r <= len(data); r++ {
 		q := float64(r) / float64(len(data))
 		want := exactQuantile(data, q)
-		if got := h.Quantile(q); relErr(got, want) > maxRelError {
+		got := h.Quantile(q)
+		if relErr(got, want) > maxRelError {
 			t.Fatalf("rank %d: Quantile(%v) = %d, exact %d", r, q, got, want)
+		}
+		// The bound a reader can compute from the reported value alone,
+		// also after scaling it to another unit.
+		for _, scale := range []float64{1, 1e-6} {
+			v := float64(got) * scale
+			if d := math.Abs(v - float64(want)*scale); d > QuantileBound(v)*(1+1e-12) {
+				t.Fatalf("rank %d: Quantile(%v) = %g, exact %g: off by %g, QuantileBound %g", r, q, v, float64(want)*scale, d, QuantileBound(v))
+			}
 		}
 	}
 }
