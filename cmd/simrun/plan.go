@@ -404,6 +404,13 @@ type PlanVary struct {
 type PlanFront struct {
 	Y string `json:"y"` // the second parameter's value
 	X string `json:"x"` // the best value of the first there, or "none in range"
+	// Warnings are the steady-state warnings of the run at X.
+	Warnings []string `json:"warnings,omitempty"`
+	// With none in range: At is the range's best end, Misses the
+	// constraints it fails and Binds the resource that binds there.
+	At     string             `json:"at,omitempty"`
+	Misses []string           `json:"misses,omitempty"`
+	Binds  *result.Bottleneck `json:"bottleneck,omitempty"`
 }
 
 func (ev *planEval) report(sc *scenarios.Scenario, cfg plan.Config, res *plan.Result) *PlanReport {
@@ -420,27 +427,55 @@ func (ev *planEval) report(sc *scenarios.Scenario, cfg plan.Config, res *plan.Re
 	}
 	if res.Found && res.Answer != nil && len(ev.axes) == 1 {
 		rep.Answer = ev.axes[0].knob.Format(res.Answer.X[0])
-		if m, ok := ev.metrics[fmt.Sprint(res.Answer.X)]; ok {
-			if c, err := ev.caseAt(res.Answer.X); err == nil {
-				rep.Steady = scenarios.Steady(c, m)
-			}
-		}
+		rep.Steady = ev.steadyAt(res.Answer)
 	}
 	if res.NearestFail != nil {
-		if m, ok := ev.metrics[fmt.Sprint(res.NearestFail.X)]; ok {
-			if c, err := ev.caseAt(res.NearestFail.X); err == nil {
-				rep.FailBound = scenarios.Bottleneck(c, m)
-			}
-		}
+		rep.FailBound = ev.boundAt(res.NearestFail)
 	}
 	for _, fr := range res.Frontier {
 		p := PlanFront{Y: ev.axes[1].knob.Format(fr.Y), X: "none in range"}
 		if fr.Found {
 			p.X = ev.axes[0].knob.Format(fr.X)
+			if st := ev.steadyAt(fr.Answer); st != nil {
+				p.Warnings = st.Warnings
+			}
+		} else if f := fr.NearestFail; f != nil {
+			p.At = ev.axes[0].knob.Format(f.X[0])
+			p.Misses = f.Failed
+			p.Binds = ev.boundAt(f)
 		}
 		rep.Frontier = append(rep.Frontier, p)
 	}
 	return rep
+}
+
+// steadyAt is the steady-state verdict of the first replication run at p.
+func (ev *planEval) steadyAt(p *plan.Point) *result.Steady {
+	if p == nil {
+		return nil
+	}
+	m, ok := ev.metrics[fmt.Sprint(p.X)]
+	if !ok {
+		return nil
+	}
+	c, err := ev.caseAt(p.X)
+	if err != nil {
+		return nil
+	}
+	return scenarios.Steady(c, m)
+}
+
+// boundAt is the resource that binds in the first replication run at p.
+func (ev *planEval) boundAt(p *plan.Point) *result.Bottleneck {
+	m, ok := ev.metrics[fmt.Sprint(p.X)]
+	if !ok {
+		return nil
+	}
+	c, err := ev.caseAt(p.X)
+	if err != nil {
+		return nil
+	}
+	return scenarios.Bottleneck(c, m)
 }
 
 func (r *PlanReport) format(i int, x float64) string { return r.knobs[i].Format(x) }
@@ -485,7 +520,18 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 	if len(r.Frontier) > 0 {
 		fmt.Fprintf(w, "\nfeasible frontier (%s %s for each %s):\n", r.Objective[:3]+"imal", r.Vary[0].Key, r.Vary[1].Key)
 		for _, f := range r.Frontier {
-			fmt.Fprintf(w, "  %-24s %s\n", r.Vary[1].Key+" = "+f.Y, f.X)
+			line := f.X
+			if f.At != "" {
+				line += fmt.Sprintf(" (%s fails even at %s = %s", strings.Join(f.Misses, ", "), r.Vary[0].Key, f.At)
+				if b := f.Binds; b != nil {
+					line += fmt.Sprintf("; there the %s binds: %s %%", b.Resource, num(b.UtilPct))
+				}
+				line += ")"
+			}
+			if len(f.Warnings) > 0 {
+				line += " (too short for steady state: see the warnings below)"
+			}
+			fmt.Fprintf(w, "  %-24s %s\n", r.Vary[1].Key+" = "+f.Y, line)
 		}
 	} else if res.Found {
 		fmt.Fprintf(w, "\nanswer: %s = %s\n  %s  [%d replications%s]\n", r.Vary[0].Key, r.Answer, r.stats(res.Answer), res.Answer.Reps, r.undecided(res.Answer))
@@ -508,6 +554,11 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 	if s := r.Steady; s != nil {
 		for _, warn := range s.Warnings {
 			fmt.Fprintf(w, "warning: the answer's run is too short for steady state: %s\n", warn)
+		}
+	}
+	for _, f := range r.Frontier {
+		for _, warn := range f.Warnings {
+			fmt.Fprintf(w, "warning: at %s = %s the answer's run is too short for steady state: %s\n", r.Vary[1].Key, f.Y, warn)
 		}
 	}
 	fmt.Fprintf(w, "\nevidence (in the order run):\n")

@@ -199,11 +199,13 @@ func TestRunWarnsTooShort(t *testing.T) {
 }
 
 // TestPlanDeterministic: the same plan gives byte-identical JSON whatever
-// the number of parallel runs, and a two-parameter plan gives a frontier.
+// the number of parallel runs, and a two-parameter plan gives a frontier
+// whose answers carry their runs' steady-state warnings and whose empty
+// rows say what fails at the range's best end and what binds there.
 func TestPlanDeterministic(t *testing.T) {
 	args := []string{"plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s", "--format", "json",
 		"--set", "engine.index.splits=false", // the first second after prepare splits index k's packed leaves
-		"--goal", "tps>=3000", "--vary", "volume.bandwidth_max=20MB/s..100MB/s:9", "--vary", "workload.sysbench.threads=8..16*2"}
+		"--goal", "tps>=3000", "--vary", "volume.bandwidth_max=20MB/s..100MB/s:9", "--vary", "workload.sysbench.threads=4..16*2"}
 	one, e1, c1 := simrun(t, append(args, "--workers", "1")...)
 	three, e3, c3 := simrun(t, append(args, "--workers", "3")...)
 	if c1 != 0 || c3 != 0 {
@@ -216,7 +218,13 @@ func TestPlanDeterministic(t *testing.T) {
 	if err := json.Unmarshal([]byte(one), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Frontier) != 2 || rep.Frontier[1].X != "30MB/s" {
-		t.Errorf("frontier %+v, want two points, 30MB/s at 16 threads", rep.Frontier)
+	if len(rep.Frontier) != 3 || rep.Frontier[2].X != "30MB/s" {
+		t.Fatalf("frontier %+v, want three points, 30MB/s at 16 threads", rep.Frontier)
+	}
+	if f := rep.Frontier[2]; len(f.Warnings) == 0 {
+		t.Errorf("16 threads: %+v, want the 1 s run's too-short warnings", f)
+	}
+	if f := rep.Frontier[0]; f.X != "none in range" || f.At != "100MB/s" || len(f.Misses) != 1 || f.Binds == nil || f.Binds.Resource == "" {
+		t.Errorf("4 threads: %+v, want none in range, failing tps>=3000 at 100MB/s with what binds", f)
 	}
 }

@@ -76,6 +76,11 @@ type Front struct {
 	Y     float64 `json:"y"`
 	Found bool    `json:"found"`
 	X     float64 `json:"x,omitempty"`
+	// Answer is the point at X, NearestFail the failing point next to it
+	// (or, with nothing found, the best end of the range): both are in
+	// Evidence.
+	Answer      *Point `json:"-"`
+	NearestFail *Point `json:"-"`
 }
 
 // ErrBudget is returned, with the evidence so far, when the budget of runs
@@ -121,7 +126,7 @@ func Search(ctx context.Context, cfg Config, eval Evaluator) (*Result, error) {
 		s.fixed = []float64{y}
 		sub := &Result{}
 		s.line(sub)
-		f := Front{Y: y, Found: sub.Found}
+		f := Front{Y: y, Found: sub.Found, Answer: sub.Answer, NearestFail: sub.NearestFail}
 		if sub.Found {
 			f.X = sub.Answer.X[0]
 		}
