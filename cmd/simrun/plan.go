@@ -449,33 +449,34 @@ func (ev *planEval) report(sc *scenarios.Scenario, cfg plan.Config, res *plan.Re
 	return rep
 }
 
-// steadyAt is the steady-state verdict of the first replication run at p.
-func (ev *planEval) steadyAt(p *plan.Point) *result.Steady {
+// runAt returns the case and the metrics of the first replication run at
+// p, or false.
+func (ev *planEval) runAt(p *plan.Point) (*scenarios.Case, result.Metrics, bool) {
 	if p == nil {
-		return nil
+		return nil, nil, false
 	}
 	m, ok := ev.metrics[fmt.Sprint(p.X)]
 	if !ok {
-		return nil
+		return nil, nil, false
 	}
 	c, err := ev.caseAt(p.X)
-	if err != nil {
-		return nil
+	return c, m, err == nil
+}
+
+// steadyAt is the steady-state verdict of the first replication run at p.
+func (ev *planEval) steadyAt(p *plan.Point) *result.Steady {
+	if c, m, ok := ev.runAt(p); ok {
+		return scenarios.Steady(c, m)
 	}
-	return scenarios.Steady(c, m)
+	return nil
 }
 
 // boundAt is the resource that binds in the first replication run at p.
 func (ev *planEval) boundAt(p *plan.Point) *result.Bottleneck {
-	m, ok := ev.metrics[fmt.Sprint(p.X)]
-	if !ok {
-		return nil
+	if c, m, ok := ev.runAt(p); ok {
+		return scenarios.Bottleneck(c, m)
 	}
-	c, err := ev.caseAt(p.X)
-	if err != nil {
-		return nil
-	}
-	return scenarios.Bottleneck(c, m)
+	return nil
 }
 
 func (r *PlanReport) format(i int, x float64) string { return r.knobs[i].Format(x) }
