@@ -77,3 +77,34 @@ func TestSweepNumericValues(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", d)
 	}
 }
+
+// TestKnobFormatParses: a value printed by Knob.Format parses back to
+// itself wherever it is exact, binary sizes included (1GiB, not 1.074GB).
+func TestKnobFormatParses(t *testing.T) {
+	sc, err := Load("binlog/quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		key string
+		x   float64
+	}{
+		{"engine.redo.log_file_size", 1 << 30},
+		{"engine.redo.log_file_size", 96 << 20},
+		{"engine.redo.log_file_size", 1.5 * (1 << 30)},
+		{"engine.redo.log_file_size", 2e9},
+		{"engine.buffer_pool.size", 128 << 20},
+		{"volume.bandwidth_max", 54e6},
+		{"duration", 600},
+		{"workload.sysbench.threads", 64},
+	} {
+		k, err := sc.Knob(tc.key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := k.Format(tc.x)
+		if got, err := k.Parse(s); err != nil || got != tc.x {
+			t.Errorf("%s: Format(%v) = %q parses to %v, %v", tc.key, tc.x, s, got, err)
+		}
+	}
+}

@@ -117,8 +117,8 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 	switch {
 	case n < 4*stats.MSERBatch:
 		st.Settled = false
-		warn(4*stats.MSERBatch*interval, "only %d intervals of throughput: MSER-5 needs at least %d to judge the warm-up",
-			n, 4*stats.MSERBatch)
+		warn(4*stats.MSERBatch*interval, "only %s of throughput: MSER-5 needs at least %d to judge the warm-up",
+			plural(n, "interval"), 4*stats.MSERBatch)
 	case cycle > 0 && !stats.CycleUsable(n, cycle):
 		st.Settled = false
 		runs := float64(stats.MinCycleRun(cycle)) * interval
@@ -252,4 +252,12 @@ func afterWarm(w float64) string {
 		return "the whole run"
 	}
 	return fmt.Sprintf("the run after its first %gs", w)
+}
+
+// plural is "1 interval", "10 intervals".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -647,10 +647,31 @@ func planPlotInput(r *PlanReport) plan.PlotInput {
 // far from the simulation, that too, on stderr; then, for up to a dozen
 // rows, the resource that binds each.
 func writeNotes(w io.Writer, doc *result.Document) {
+	units := map[string]string{}
+	for _, a := range doc.Sweep {
+		units[a.Key] = a.Unit
+	}
+	// label names a row: its case and, in a sweep, its point in the
+	// parameters' units (40MB/s, not 40000000).
+	label := func(c *result.Case) string {
+		if len(c.Point) == 0 {
+			return c.Name
+		}
+		var ks []string
+		for k, v := range c.Point {
+			s := result.FormatValue(v)
+			if f, ok := result.Float(v); ok && units[k] != "" {
+				s = result.FormatUnit(f, units[k])
+			}
+			ks = append(ks, k+"="+s)
+		}
+		sort.Strings(ks)
+		return c.Name + " [" + strings.Join(ks, " ") + "]"
+	}
 	var binds []string
-	for _, c := range doc.Cases {
-		if b := c.Bottleneck; b != nil {
-			binds = append(binds, fmt.Sprintf("%s %s %.0f %%", c.Name, b.Resource, b.UtilPct))
+	for i := range doc.Cases {
+		if b := doc.Cases[i].Bottleneck; b != nil {
+			binds = append(binds, fmt.Sprintf("%s %s %.0f %%", label(&doc.Cases[i]), b.Resource, b.UtilPct))
 		}
 	}
 	defer func() {
@@ -658,16 +679,9 @@ func writeNotes(w io.Writer, doc *result.Document) {
 			fmt.Fprintf(w, "bottleneck: %s\n", strings.Join(binds, " · "))
 		}
 	}()
-	for _, c := range doc.Cases {
-		label := c.Name
-		if len(c.Point) > 0 {
-			var ks []string
-			for k, v := range c.Point {
-				ks = append(ks, k+"="+result.FormatValue(v))
-			}
-			sort.Strings(ks)
-			label += " [" + strings.Join(ks, " ") + "]"
-		}
+	for i := range doc.Cases {
+		c := &doc.Cases[i]
+		label := label(c)
 		if s := c.Steady; s != nil && s.TooShort {
 			if len(doc.Cases) > 3 {
 				// Many rows: one line each, the checks named.

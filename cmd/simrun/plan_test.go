@@ -228,3 +228,21 @@ func TestPlanDeterministic(t *testing.T) {
 		t.Errorf("4 threads: %+v, want none in range, failing tps>=3000 at 100MB/s with what binds", f)
 	}
 }
+
+// TestSweepNotesNameThePoint: a sweep's notes on stderr (too-short
+// warnings, what binds) name each row's point in its parameter's unit.
+func TestSweepNotesNameThePoint(t *testing.T) {
+	_, errOut, code := simrun(t, "sweep", "binlog/quick", "--case", "Case2", "--duration", "1s",
+		"--set", "volume.bandwidth_max=40MB/s..80MB/s:2", "--set", "engine.redo.log_file_size=1GiB..2GiB:2", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		"bottleneck: Case2 [engine.redo.log_file_size=1GiB volume.bandwidth_max=40MB/s] ",
+		"warning: Case2 [engine.redo.log_file_size=2GiB volume.bandwidth_max=80MB/s]: too short",
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}

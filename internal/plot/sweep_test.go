@@ -29,7 +29,7 @@ func TestAxisLabel(t *testing.T) {
 		unit string
 		want string
 	}{
-		{4e7, "bytes/s", "40MB/s"}, {1.5e-3, "s", "1.5ms"}, {16384, "bytes", "16.38kB"}, {8, "", "8"},
+		{4e7, "bytes/s", "40MB/s"}, {1.5e-3, "s", "1.5ms"}, {16384, "bytes", "16KiB"}, {16e3, "bytes", "16kB"}, {8, "", "8"},
 	} {
 		if got := axisLabel(tc.x, tc.unit); got != tc.want {
 			t.Errorf("axisLabel(%v, %q) = %q, want %q", tc.x, tc.unit, got, tc.want)

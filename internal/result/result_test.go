@@ -235,3 +235,27 @@ func TestResolution(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatUnit(t *testing.T) {
+	for _, tt := range []struct {
+		x    float64
+		unit string
+		want string
+	}{
+		{40e6, "bytes/s", "40MB/s"},
+		{120e6, "bytes/s", "120MB/s"},
+		{1 << 30, "bytes", "1GiB"},
+		{4 << 30, "bytes", "4GiB"},
+		{128 << 20, "bytes", "128MiB"},
+		{1.5 * (1 << 30), "bytes", "1.5GiB"},
+		{2e9, "bytes", "2GB"},
+		{16384, "bytes", "16KiB"},
+		{1234567, "bytes", "1.235MB"}, // neither exact: decimal, rounded
+		{0.005, "s", "5ms"},
+		{7, "", "7"},
+	} {
+		if got := FormatUnit(tt.x, tt.unit); got != tt.want {
+			t.Errorf("FormatUnit(%v, %q) = %q, want %q", tt.x, tt.unit, got, tt.want)
+		}
+	}
+}

@@ -28,14 +28,45 @@ func FormatUnit(x float64, unit string) string {
 	return FormatValue(x)
 }
 
+// decimalPrefix prints x with a decimal prefix (40MB/s), or with a binary
+// one where only that is exact (1073741824 bytes is 1GiB, not 1.074GB), so
+// a value given as 1GiB reads back as given.
 func decimalPrefix(x float64, unit string) string {
 	for _, p := range []struct {
 		s string
 		m float64
 	}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
 		if math.Abs(x) >= p.m {
-			return strconv.FormatFloat(x/p.m, 'g', 4, 64) + p.s + unit
+			s := strconv.FormatFloat(x/p.m, 'g', 4, 64)
+			if !exact(s, p.m, x) {
+				if b := binaryPrefix(x, unit); b != "" {
+					return b
+				}
+			}
+			return s + p.s + unit
 		}
 	}
 	return strconv.FormatFloat(x, 'g', 4, 64) + unit
+}
+
+// binaryPrefix prints x exactly with the largest binary prefix that
+// divides it (4 significant digits at most), or returns "".
+func binaryPrefix(x float64, unit string) string {
+	for _, p := range []struct {
+		s string
+		m float64
+	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
+		if math.Abs(x) >= p.m {
+			if s := strconv.FormatFloat(x/p.m, 'g', 4, 64); exact(s, p.m, x) {
+				return s + p.s + unit
+			}
+		}
+	}
+	return ""
+}
+
+// exact reports whether s (a number printed from x/m) times m is x.
+func exact(s string, m, x float64) bool {
+	v, err := strconv.ParseFloat(s, 64)
+	return err == nil && v*m == x
 }
