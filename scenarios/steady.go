@@ -49,25 +49,37 @@ const driftTol = 0.01
 //     the redo sync (innodb_flush_log_at_trx_commit 1 or 3; with 0 and 2
 //     the syncs are off the commit path and the 600 s study's throughput
 //     does not change at the wrap): not yet over, or over only in the
-//     second half of the run.
+//     second half of the run;
+//   - for an online replica, the lag over the second half: an applier
+//     that commits less than its source grows its lag for as long as the
+//     source writes (applierLag), so no run length is steady.
 //
 // Each failed check adds a warning that says how long the run should have
 // been: long enough that the transient it found is at most its first
 // half, the acceptance rule of MSER-5. It returns nil when the row has no
-// throughput series.
+// throughput series (series.tps, or a replica's applier.tps_series).
 func Steady(c *Case, m result.Metrics) *result.Steady {
-	xs := floats(m, "series.tps")
+	dur := c.Settings.Duration.Seconds()
+	path := "series.tps"
+	xs := floats(m, path)
+	interval, _ := metric(m, "series.interval_s")
+	if len(xs) == 0 {
+		// A replica: the applier's commit rate, its points spread over
+		// the measured window.
+		path = "applier.tps_series"
+		if xs = floats(m, path); len(xs) > 0 {
+			interval = dur / float64(len(xs))
+		}
+	}
 	if len(xs) == 0 {
 		return nil
 	}
-	interval, _ := metric(m, "series.interval_s")
 	if !(interval > 0) {
 		interval = 1
 	}
-	dur := c.Settings.Duration.Seconds()
 	warm := c.Settings.Warmup.Seconds()
 	n := len(xs)
-	st := &result.Steady{Series: "series.tps", IntervalS: interval, Rule: "mser-5"}
+	st := &result.Steady{Series: path, IntervalS: interval, Rule: "mser-5"}
 	need := 0.0
 	warn := func(needed float64, format string, args ...any) {
 		st.TooShort = true
@@ -206,10 +218,63 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 			st.FirstPassEndS = wrap
 		}
 	}
+	applierLag(st, m, xs, warn)
 	if st.TooShort {
 		st.NeededS = need
 	}
 	return st
+}
+
+// lagBatches is the batches the lag's trend is fitted to over the second
+// half of an online replica's run (stats.Trend): 8 leave 6 degrees of
+// freedom and, in the shortest run judged (16 samples), one sample each.
+const lagBatches = 8
+
+// applierLag judges an online replica's lag over the second half of the
+// run: a queue whose applier cannot keep up with its source grows for as
+// long as the source writes, so max_lag_s and final_lag_s measure the run's
+// length, not the replica. It diverges when three things hold at once:
+// the lag's trend has a 95 % interval above zero (batch means, so that a
+// lag that only wanders is not a trend); the applier's commit rate over
+// the same half is below the source's by more than its own batch-means
+// interval (the deficit that feeds the queue); and the lag grew by more
+// than heldTol of its level at the end (a material rise, as for the
+// checkpoint age). Fewer than 2·lagBatches samples cannot be judged.
+func applierLag(st *result.Steady, m result.Metrics, tps []float64, warn func(float64, string, ...any)) {
+	lag := floats(m, "applier.lag_s")
+	if len(lag) == 0 {
+		return
+	}
+	li, _ := metric(m, "applier.lag_interval_s")
+	if !(li > 0) {
+		li = 1
+	}
+	if len(lag) < 2*lagBatches {
+		warn(float64(2*lagBatches)*li, "only %s of replication lag: its trend needs at least %d", plural(len(lag), "sample"), 2*lagBatches)
+		return
+	}
+	half := lag[len(lag)/2:]
+	slope, hw := stats.Trend(half, lagBatches)
+	slope, hw = slope/li, hw/li // s of lag per s
+	if !(slope-hw > 0) {
+		return
+	}
+	src, _ := metric(m, "applier.source_tps")
+	th := tps[len(tps)/2:]
+	applied, ahw, _ := stats.BatchMeans(th, min(lagBatches, len(th)/2))
+	if math.IsNaN(ahw) || !(applied+ahw < src) {
+		return
+	}
+	rise := slope * float64(len(half)) * li
+	end := mean(half[len(half)-len(half)/lagBatches:])
+	if !(rise > heldTol*end) {
+		return
+	}
+	st.Settled = false
+	st.Diverging = true
+	st.Unbounded = []string{"applier.max_lag_s", "applier.final_lag_s", "applier.relay_backlog_trx"}
+	st.Warnings = append(st.Warnings, fmt.Sprintf("replication lag still growing (%+.3f ± %.3f s a second over the second half, %.2f s at the end): the applier committed %.0f TPS there against the source's %.0f, so its backlog grows for as long as the source writes, and max_lag_s, final_lag_s and relay_backlog_trx grow with the run; no run length is steady",
+		slope, hw, lag[len(lag)-1], applied, src))
 }
 
 // floats reads a numeric series by path.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -373,6 +374,90 @@ func TestTwinFlag(t *testing.T) {
 		tw := Twin(c, row(tc.ratio*est))
 		if tw.TPS != est || tw.Flagged != tc.flagged || math.Abs(tw.GapPct-100*(tc.ratio-1)) > 1e-6 {
 			t.Errorf("simulated %.1f× the twin: %+v, want flagged %v", tc.ratio, tw, tc.flagged)
+		}
+	}
+}
+
+// applierMetrics is an online replica's metrics: its lag and commit-rate
+// series, one point a second, and the source's rate.
+func applierMetrics(lag, tps []float64, src float64) result.Metrics {
+	return result.Metrics{"applier": result.Metrics{
+		"lag_s": lag, "lag_interval_s": 1.0, "tps_series": tps, "source_tps": src,
+	}}
+}
+
+// TestSteadyApplierLag: the lag rule on synthetic replicas of a 30 s
+// run. A lag that rises steadily while the applier commits below the
+// source's rate diverges (no run length is steady, and the lag metrics are
+// unbounded); a lag that wanders, or rises while the applier keeps the
+// source's rate (a drain that has not caught up yet is not a deficit), or
+// rises by less than 5 % of its level, does not; 15 samples are too few.
+func TestSteadyApplierLag(t *testing.T) {
+	c, err := mustLoad(t, "replication/csa-vs-mta").Case("default-10u-online-csa")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sim.NewStream(5, "lag")
+	series := func(n int, f func(i int) float64) []float64 {
+		xs := make([]float64, n)
+		for i := range xs {
+			xs[i] = f(i)
+		}
+		return xs
+	}
+	const src = 11100.0
+	rising := series(30, func(i int) float64 { return 0.25 + 0.02*float64(i) + 0.01*s.Float64() })
+	wander := series(30, func(i int) float64 { return 0.03 + 0.05*math.Abs(math.Sin(float64(i)/3)) })
+	slow := series(30, func(i int) float64 { return 5 + 0.002*float64(i) + 0.001*s.Float64() }) // +0.3 % over the half
+	short := series(15, func(i int) float64 { return 0.25 + 0.02*float64(i) })
+	behind := series(30, func(i int) float64 { return src - 220 + 20*s.Float64() })
+	even := series(30, func(i int) float64 { return src - 10 + 20*s.Float64() })
+	tests := []struct {
+		name      string
+		lag, tps  []float64
+		diverging bool
+		tooShort  bool
+	}{
+		{"rising, 220 TPS behind the source", rising, behind, true, false},
+		{"wandering, 220 TPS behind over the half", wander, behind, false, false},
+		{"rising, at the source's rate", rising, even, false, false},
+		{"rising 0.3 %, behind", slow, behind, false, false},
+		{"15 samples", short, behind[:15], false, true},
+	}
+	for _, tc := range tests {
+		st := Steady(c, applierMetrics(tc.lag, tc.tps, src))
+		if st == nil || st.Diverging != tc.diverging || st.TooShort != tc.tooShort {
+			t.Errorf("%s: %+v, want diverging %v, too short %v", tc.name, st, tc.diverging, tc.tooShort)
+			continue
+		}
+		if tc.diverging && (st.Settled || !slices.Contains(st.Unbounded, "applier.max_lag_s") || len(st.Warnings) == 0) {
+			t.Errorf("%s: %+v, want unsettled, max_lag_s unbounded, a warning", tc.name, st)
+		}
+	}
+}
+
+// TestSteadyReplicaKeepsUp: on the replica model itself (30 s online, the
+// default profile, 10 updates a transaction), 80 CSA workers fall behind
+// their source and the rule says so; 128 keep up and are steady.
+func TestSteadyReplicaKeepsUp(t *testing.T) {
+	for _, tc := range []struct {
+		workers   int64
+		diverging bool
+	}{{80, true}, {128, false}} {
+		sc := mustLoad(t, "replication/csa-vs-mta")
+		src := Source{Kind: "flag", Name: "test"}
+		for _, kv := range [][2]any{{"duration", "30s"}, {"applier.workers", tc.workers}} {
+			if err := sc.Override(kv[0].(string), kv[1], src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, err := Run(context.Background(), sc, Options{Cases: []string{"default-10u-online-csa"}, Analyse: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := d.Cases[0].Steady
+		if st == nil || st.Diverging != tc.diverging {
+			t.Errorf("%d workers: %+v, want diverging %v", tc.workers, st, tc.diverging)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -295,10 +296,19 @@ func (ev *planEval) eval(ctx context.Context, x []float64, reps []int) ([]plan.S
 	ev.mu.Unlock()
 	out := make([]plan.Sample, len(ms))
 	for i, m := range ms {
+		// A queue that grows for as long as the load lasts makes its
+		// metrics measure the run's length: a limit on them fails.
+		var unbounded []string
+		if st := scenarios.Steady(c, m); st != nil && st.Diverging {
+			unbounded = st.Unbounded
+		}
 		out[i] = func(path string) (float64, bool) {
 			v, ok := m.Lookup(path)
 			if !ok {
 				return 0, false
+			}
+			if slices.Contains(unbounded, path) {
+				return math.Inf(1), true
 			}
 			return result.Float(v)
 		}
@@ -494,12 +504,21 @@ func (r *PlanReport) stats(p *plan.Point) string {
 	for k, c := range r.cons {
 		s := p.Stats[k]
 		mark := "ok"
-		if !c.Holds(s.Mean) {
+		if !c.Holds(s.Value()) {
 			mark = "MISSES " + c.String()
 		}
-		parts = append(parts, fmt.Sprintf("%s = %s ± %s (%s)", c.Metric, num(s.Mean), num(s.CI95), mark))
+		parts = append(parts, fmt.Sprintf("%s = %s (%s)", c.Metric, estimate(s), mark))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// estimate prints a constraint's estimate: mean ± half-width, or that it
+// grows with the run.
+func estimate(s plan.Stat) string {
+	if s.Unbounded {
+		return "unbounded (grows with the run)"
+	}
+	return num(s.Mean) + " ± " + num(s.CI95)
 }
 
 // num prints a figure with four significant digits (whole numbers from
@@ -530,7 +549,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 				line += ")"
 			}
 			if len(f.Warnings) > 0 {
-				line += " (too short for steady state: see the warnings below)"
+				line += " (not steady: see the warnings below)"
 			}
 			fmt.Fprintf(w, "  %-24s %s\n", r.Vary[1].Key+" = "+f.Y, line)
 		}
@@ -554,12 +573,12 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 	fmt.Fprintf(w, "search: %s; %d points, %d runs; replication r has the same seed at every point\n", how, len(res.Evidence), res.Runs)
 	if s := r.Steady; s != nil {
 		for _, warn := range s.Warnings {
-			fmt.Fprintf(w, "warning: the answer's run is too short for steady state: %s\n", warn)
+			fmt.Fprintf(w, "warning: the answer's run is not steady: %s\n", warn)
 		}
 	}
 	for _, f := range r.Frontier {
 		for _, warn := range f.Warnings {
-			fmt.Fprintf(w, "warning: at %s = %s the answer's run is too short for steady state: %s\n", r.Vary[1].Key, f.Y, warn)
+			fmt.Fprintf(w, "warning: at %s = %s the answer's run is not steady: %s\n", r.Vary[1].Key, f.Y, warn)
 		}
 	}
 	fmt.Fprintf(w, "\nevidence (in the order run):\n")
@@ -578,7 +597,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 		}
 		row = append(row, fmt.Sprint(p.Reps))
 		for k := range r.cons {
-			row = append(row, num(p.Stats[k].Mean)+" ± "+num(p.Stats[k].CI95))
+			row = append(row, estimate(p.Stats[k]))
 		}
 		meets := "yes"
 		if !p.Feasible {
@@ -682,7 +701,14 @@ func writeNotes(w io.Writer, doc *result.Document) {
 	for i := range doc.Cases {
 		c := &doc.Cases[i]
 		label := label(c)
-		if s := c.Steady; s != nil && s.TooShort {
+		if s := c.Steady; s != nil && (s.TooShort || s.Diverging) {
+			head := fmt.Sprintf("too short for steady state, run at least %gs", s.NeededS)
+			if s.Diverging {
+				head = "never steady"
+				if s.TooShort {
+					head += fmt.Sprintf(" (and too short for the other checks: run at least %gs)", s.NeededS)
+				}
+			}
 			if len(doc.Cases) > 3 {
 				// Many rows: one line each, the checks named.
 				var why []string
@@ -691,12 +717,12 @@ func writeNotes(w io.Writer, doc *result.Document) {
 					x, _, _ = strings.Cut(x, ":")
 					why = append(why, x)
 				}
-				fmt.Fprintf(w, "warning: %s: too short for steady state, run at least %gs (%s; steady_state in the JSON says more)\n", label, s.NeededS, strings.Join(why, "; "))
-				continue
-			}
-			fmt.Fprintf(w, "warning: %s: too short for steady state; run at least %gs:\n", label, s.NeededS)
-			for _, x := range s.Warnings {
-				fmt.Fprintf(w, "  - %s\n", x)
+				fmt.Fprintf(w, "warning: %s: %s (%s; steady_state in the JSON says more)\n", label, head, strings.Join(why, "; "))
+			} else {
+				fmt.Fprintf(w, "warning: %s: %s:\n", label, head)
+				for _, x := range s.Warnings {
+					fmt.Fprintf(w, "  - %s\n", x)
+				}
 			}
 		}
 		if t := c.Twin; t != nil && t.Flagged {

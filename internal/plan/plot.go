@@ -48,11 +48,23 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 		}
 		p.Y.Label.Text = c.Metric
 		p.X.Label.Text = in.XLabel
-		var ok, bad plotter.XYs
+		var ok, bad, grows plotter.XYs
 		var bars plotter.XYs
 		var errs plotter.YErrors
+		// Points whose metric grows with the run (unbounded) sit above
+		// everything measured, marked apart.
+		top := c.Value
+		for _, pt := range pts {
+			if st := pt.Stats[k]; !st.Unbounded {
+				top = math.Max(top, st.Mean+st.CI95)
+			}
+		}
 		for _, pt := range pts {
 			if len(pt.X) > 1 && in.Result.Frontier == nil {
+				continue
+			}
+			if pt.Stats[k].Unbounded {
+				grows = append(grows, plotter.XY{X: pt.X[0], Y: 1.15 * top})
 				continue
 			}
 			xy := plotter.XY{X: pt.X[0], Y: pt.Stats[k].Mean}
@@ -80,7 +92,9 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 			col   color.Color
 			shape draw.GlyphDrawer
 			name  string
-		}{{ok, okColor, draw.CircleGlyph{}, "meets every constraint"}, {bad, failColor, draw.RingGlyph{}, "misses one"}} {
+			every bool // named on every panel, not just the first
+		}{{ok, okColor, draw.CircleGlyph{}, "meets every constraint", false}, {bad, failColor, draw.RingGlyph{}, "misses one", false},
+			{grows, failColor, draw.TriangleGlyph{}, "grows with the run (unbounded)", true}} {
 			if len(set.xys) == 0 {
 				continue
 			}
@@ -90,7 +104,7 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 			}
 			s.Color, s.Shape, s.Radius = set.col, set.shape, vg.Points(4)
 			p.Add(s)
-			if k == 0 {
+			if k == 0 || set.every {
 				p.Legend.Add(set.name, s)
 			}
 		}
@@ -111,6 +125,15 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 		// A goal (>=) rises along the axis and leaves the lower right
 		// empty; a limit (<=) falls and leaves the upper right.
 		p.Legend.Top = c.Op == "<=" || c.Op == "<"
+		if len(grows) > 0 && p.Legend.Top {
+			// The unbounded markers take the top, so the legend goes
+			// below them, on their side of the answer (the measured
+			// points are on the other).
+			p.Legend.Top, p.Legend.Left = false, true
+			if a := in.Result.Answer; a != nil {
+				p.Legend.Left = grows[0].X < a.X[0]
+			}
+		}
 		sansFonts(p)
 		if lo, hi := pts[0].X[0], pts[len(pts)-1].X[0]; lo > 0 && hi/lo >= 8 {
 			p.X.Scale = gplot.LogScale{}

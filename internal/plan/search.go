@@ -5,13 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"simrun/internal/result"
 )
 
 // Sample is the metrics of one replication at one point: the value at a
-// metric path, and whether the run reported it.
+// metric path, and whether the run reported it. +Inf says the metric grows
+// without bound with the run's length (a queue that never drains), so that
+// a limit on it fails whatever a finite run measured.
 type Sample func(metric string) (float64, bool)
 
 // Evaluator runs the given replications (0-based; the same index gets the
@@ -43,6 +46,18 @@ type Stat struct {
 	Mean       float64 `json:"mean"`
 	CI95       float64 `json:"ci95"`                 // half-width: Student's t over the replications plus Resolution
 	Resolution float64 `json:"resolution,omitempty"` // the part of CI95 no replication removes (Config.Resolution)
+	// Unbounded is set when a replication's sample was +Inf: the metric
+	// grows with the run's length; Mean and CI95 are then 0.
+	Unbounded bool `json:"unbounded,omitempty"`
+}
+
+// Value is the estimate a constraint is judged on: Mean, or +Inf when
+// the metric is unbounded.
+func (s Stat) Value() float64 {
+	if s.Unbounded {
+		return math.Inf(1)
+	}
+	return s.Mean
 }
 
 // Point is one evaluated point: the evidence.
@@ -324,10 +339,11 @@ func (s *searcher) monotone(xs []float64, at map[int]*Point) string {
 		dir := 0
 		for j := 1; j < len(idx); j++ {
 			a, b := at[idx[j-1]].Stats[k], at[idx[j]].Stats[k]
-			d := b.Mean - a.Mean
+			d := b.Value() - a.Value()
 			// Differences within the intervals, or under 1 % (a flat
-			// stretch past saturation), are no direction.
-			if math.Abs(d) <= a.CI95+b.CI95+0.01*math.Max(math.Abs(a.Mean), math.Abs(b.Mean)) {
+			// stretch past saturation), are no direction; nor is one
+			// unbounded point beside another (NaN).
+			if math.IsNaN(d) || math.Abs(d) <= a.CI95+b.CI95+0.01*math.Max(math.Abs(a.Mean), math.Abs(b.Mean)) {
 				continue
 			}
 			sd := 1
@@ -401,7 +417,7 @@ func (s *searcher) point(x float64, phase string) (*Point, error) {
 	}
 	p.Feasible, p.Failed = true, nil
 	for k, c := range s.cfg.Constraints {
-		if !c.Holds(p.Stats[k].Mean) {
+		if !c.Holds(p.Stats[k].Value()) {
 			p.Feasible = false
 			p.Failed = append(p.Failed, c.String())
 		}
@@ -424,6 +440,12 @@ func (s *searcher) judge(samples [][]float64) (stats []Stat, decided, stuck bool
 	stuck = true
 	for k, xs := range samples {
 		c := s.cfg.Constraints[k]
+		if slices.Contains(xs, math.Inf(1)) {
+			// Unbounded in one replication is unbounded: decided.
+			stats[k] = Stat{Unbounded: true}
+			failed = failed || !c.Holds(math.Inf(1))
+			continue
+		}
 		m, h := result.MeanCI95(xs)
 		st := Stat{Mean: m, CI95: h}
 		if s.cfg.Resolution != nil {

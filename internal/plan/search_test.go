@@ -273,6 +273,50 @@ func TestSearchQuantile(t *testing.T) {
 	}
 }
 
+// TestSearchUnbounded: a sample of +Inf says the metric grows with the
+// run (a replica that falls behind its source): a limit on it fails,
+// decided after the first replications, whatever the finite points
+// beside it measured, and the search still brackets and bisects.
+func TestSearchUnbounded(t *testing.T) {
+	axis := make([]float64, 0, 64)
+	for x := 1; x <= 64; x++ {
+		axis = append(axis, float64(x))
+	}
+	// Below 40 workers the lag grows without bound; from 40 on it is
+	// 20/x s, 0.5 s at 40.
+	eval := func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
+		var out []Sample
+		for range reps {
+			v := math.Inf(1)
+			if x[0] >= 40 {
+				v = 20 / x[0]
+			}
+			out = append(out, func(string) (float64, bool) { return v, true })
+		}
+		return out, nil
+	}
+	cons, _ := ParseConstraint("--limit", "applier.max_lag_s<=1")
+	res, err := Search(context.Background(), Config{Constraints: []Constraint{cons}, Axes: [][]float64{axis}}, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.Answer.X[0] != 40 || res.Fallback != "" {
+		t.Fatalf("answer %+v, fallback %q: want 40 by bisection", res.Answer, res.Fallback)
+	}
+	if f := res.NearestFail; f == nil || f.X[0] != 39 || !f.Stats[0].Unbounded || !f.Decided || f.Reps != 2 || f.Feasible {
+		t.Errorf("nearest failing point %+v, want 39, unbounded, decided after 2 replications", f)
+	}
+	// A lower bound on a metric that grows without bound holds.
+	ge, _ := ParseConstraint("--goal", "applier.max_lag_s>=1")
+	res, err = Search(context.Background(), Config{Constraints: []Constraint{ge}, Axes: [][]float64{axis}, Maximize: true}, eval)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.Answer.X[0] != 39 {
+		t.Errorf("maximize under >=: answer %+v, want 39", res.Answer)
+	}
+}
+
 // TestSearchBudget: a budget too small for the search stops it with
 // ErrBudget, keeps the evidence and the bracket found so far.
 func TestSearchBudget(t *testing.T) {

@@ -40,9 +40,15 @@ type Steady struct {
 	Batches int     `json:"batches"`
 	// TooShort is set when any check says the run ended before steady
 	// state; NeededS is the shortest measured duration the checks ask for.
-	TooShort bool     `json:"too_short"`
-	NeededS  float64  `json:"needed_duration_s,omitempty"`
-	Warnings []string `json:"warnings,omitempty"`
+	TooShort bool    `json:"too_short"`
+	NeededS  float64 `json:"needed_duration_s,omitempty"`
+	// Diverging is set when a queue grows for as long as the load lasts
+	// (a replica whose applier cannot keep up with its source), so that no
+	// run length is steady; Unbounded lists the metrics that then grow with
+	// the run length (applier.max_lag_s), whatever value this run gave.
+	Diverging bool     `json:"diverging,omitempty"`
+	Unbounded []string `json:"unbounded,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
 // Bottleneck names the resource that binds a row, with its utilisation,

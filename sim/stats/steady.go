@@ -282,6 +282,17 @@ func BatchMeans(xs []float64, k int) (mean, halfWidth float64, batches int) {
 		}
 		return s / float64(len(xs)), math.NaN(), 0
 	}
+	means, _ := batchMeans(xs, k)
+	mean, ss := meanSS(means)
+	v := ss / float64(k-1)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
+	return mean, t * math.Sqrt(v/float64(k)), k
+}
+
+// batchMeans cuts xs into k equal batches that end with the series (the
+// observations left over at the start dropped) and returns their means
+// and the batch length.
+func batchMeans(xs []float64, k int) ([]float64, int) {
 	b := len(xs) / k
 	xs = xs[len(xs)-b*k:]
 	means := make([]float64, k)
@@ -292,10 +303,40 @@ func BatchMeans(xs []float64, k int) (mean, halfWidth float64, batches int) {
 		}
 		means[i] = s / float64(b)
 	}
-	mean, ss := meanSS(means)
-	v := ss / float64(k-1)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile(0.975)
-	return mean, t * math.Sqrt(v/float64(k)), k
+	return means, b
+}
+
+// Trend is the least-squares slope of xs, per element, fitted to the means
+// of k batches (as BatchMeans cuts them, so that a series that wanders
+// within a batch does not pass for a trend), and the half-width of its
+// 95 % interval: Student's t with k-2 degrees of freedom times the slope's
+// standard error from the residuals. A queue that grows without bound has
+// an interval above zero; one that only fluctuates has one around zero.
+// Fewer than one observation per batch or k < 3 give NaNs.
+func Trend(xs []float64, k int) (slope, halfWidth float64) {
+	if k < 3 || len(xs) < k {
+		return math.NaN(), math.NaN()
+	}
+	ys, b := batchMeans(xs, k)
+	// Batch i's centre is at element i*b + (b-1)/2 of the kept series;
+	// the slope per element is the slope per batch divided by b.
+	xbar := float64(k-1) / 2
+	ybar, _ := meanSS(ys)
+	var sxy, sxx float64
+	for i, y := range ys {
+		dx := float64(i) - xbar
+		sxy += dx * (y - ybar)
+		sxx += dx * dx
+	}
+	beta := sxy / sxx
+	var rss float64
+	for i, y := range ys {
+		r := y - ybar - beta*(float64(i)-xbar)
+		rss += r * r
+	}
+	se := math.Sqrt(rss / float64(k-2) / sxx)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 2)}.Quantile(0.975)
+	return beta / float64(b), t * se / float64(b)
 }
 
 // meanSS returns the mean of xs and the sum of squared deviations from it.

@@ -96,6 +96,50 @@ func TestBatchMeansCoverage(t *testing.T) {
 	}
 }
 
+// TestTrendCoverage: on AR(1) noise around a line, the 95 % interval of
+// Trend covers the line's slope about 95 % of the time, also when the
+// slope is zero (a queue that only fluctuates); a rise of about six times
+// the noise's spread over the series is found every time.
+func TestTrendCoverage(t *testing.T) {
+	s := sim.NewStream(12, "trend")
+	const trials = 400
+	for _, slope := range []float64{0, 0.002, 0.05} {
+		covered, positive := 0, 0
+		for i := 0; i < trials; i++ {
+			xs := noise(s, 300, 5, 0.9, 1)
+			for j := range xs {
+				xs[j] += slope * float64(j)
+			}
+			b, h := Trend(xs, 8)
+			if math.Abs(b-slope) <= h {
+				covered++
+			}
+			if b-h > 0 {
+				positive++
+			}
+		}
+		c := float64(covered) / trials
+		t.Logf("slope %g: coverage %.3f, found rising in %d of %d", slope, c, positive, trials)
+		if c < 0.91 || c > 0.99 {
+			t.Errorf("slope %g: coverage %.3f, want about 0.95", slope, c)
+		}
+		if slope == 0.05 && positive != trials {
+			t.Errorf("slope %g found rising in %d of %d runs", slope, positive, trials)
+		}
+	}
+	if b, h := Trend([]float64{1, 2}, 8); !math.IsNaN(b) || !math.IsNaN(h) {
+		t.Errorf("Trend of 2 values in 8 batches = %v, %v; want NaN", b, h)
+	}
+	// Exact on a line: slope 0.5 per element, zero interval.
+	line := make([]float64, 64)
+	for i := range line {
+		line[i] = 3 + 0.5*float64(i)
+	}
+	if b, h := Trend(line, 8); math.Abs(b-0.5) > 1e-12 || h > 1e-9 {
+		t.Errorf("Trend of a line = %v ± %v, want 0.5 ± 0", b, h)
+	}
+}
+
 func TestBatchMeansShort(t *testing.T) {
 	if m, h, k := BatchMeans([]float64{1, 2, 3}, 20); m != 2 || !math.IsNaN(h) || k != 0 {
 		t.Errorf("BatchMeans of 3 points = %v, %v, %d; want 2, NaN, 0", m, h, k)
