@@ -55,6 +55,19 @@ func mmc(c int, lambda, mu float64, n int, seed uint64) float64 {
 
 func seedOf(r int) uint64 { return uint64(1000 + r) }
 
+// evalOf is an Evaluator whose every metric is f(x, r) for replication r
+// at point x.
+func evalOf(f func(x []float64, r int) float64) Evaluator {
+	return func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
+		out := make([]Sample, 0, len(reps))
+		for _, r := range reps {
+			v := f(x, r)
+			out = append(out, func(string) (float64, bool) { return v, true })
+		}
+		return out, nil
+	}
+}
+
 // TestSearchMMc: the smallest number of servers c for which an M/M/c
 // queue at 3.5 erlangs keeps the mean wait under a target, found by
 // simulation, is the one Erlang's C formula gives.
@@ -193,14 +206,7 @@ func TestSearchNonMonotone(t *testing.T) {
 	for i := range axis {
 		axis[i] = float64(i)
 	}
-	eval := func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
-		var out []Sample
-		for range reps {
-			v := tps[int(x[0])]
-			out = append(out, func(string) (float64, bool) { return v, true })
-		}
-		return out, nil
-	}
+	eval := evalOf(func(x []float64, _ int) float64 { return tps[int(x[0])] })
 	cons, _ := ParseConstraint("--goal", "tps>=3")
 	res, err := Search(context.Background(), Config{Constraints: []Constraint{cons}, Axes: [][]float64{axis}}, eval)
 	if err != nil {
@@ -229,18 +235,13 @@ func TestSearchQuantile(t *testing.T) {
 	}
 	// p99 = 100/x ms with a replication noise of 0.01 % (well inside the
 	// 0.78 % bucket): x = 10 sits on the threshold.
-	eval := func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
-		var out []Sample
-		for _, r := range reps {
-			var h stats.Histogram
-			for i := 1; i <= 1000; i++ { // rank 990 is 100/x
-				h.Record(int64(100 / x[0] * 1e6 * float64(i) / 990 * (1 + 1e-4*float64(r%2))))
-			}
-			v := float64(h.Quantile(0.99)) / 1e6
-			out = append(out, func(string) (float64, bool) { return v, true })
+	eval := evalOf(func(x []float64, r int) float64 {
+		var h stats.Histogram
+		for i := 1; i <= 1000; i++ { // rank 990 is 100/x
+			h.Record(int64(100 / x[0] * 1e6 * float64(i) / 990 * (1 + 1e-4*float64(r%2))))
 		}
-		return out, nil
-	}
+		return float64(h.Quantile(0.99)) / 1e6
+	})
 	cons, _ := ParseConstraint("--limit", "latency_ms.p99<=10")
 	at10 := func(res *Result) *Point {
 		for _, p := range res.Evidence {
@@ -284,17 +285,12 @@ func TestSearchUnbounded(t *testing.T) {
 	}
 	// Below 40 workers the lag grows without bound; from 40 on it is
 	// 20/x s, 0.5 s at 40.
-	eval := func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
-		var out []Sample
-		for range reps {
-			v := math.Inf(1)
-			if x[0] >= 40 {
-				v = 20 / x[0]
-			}
-			out = append(out, func(string) (float64, bool) { return v, true })
+	eval := evalOf(func(x []float64, _ int) float64 {
+		if x[0] >= 40 {
+			return 20 / x[0]
 		}
-		return out, nil
-	}
+		return math.Inf(1)
+	})
 	cons, _ := ParseConstraint("--limit", "applier.max_lag_s<=1")
 	res, err := Search(context.Background(), Config{Constraints: []Constraint{cons}, Axes: [][]float64{axis}}, eval)
 	if err != nil {
@@ -344,15 +340,8 @@ func TestSearchBudget(t *testing.T) {
 // TestSearchFrontier: two parameters give the frontier. With servers c
 // and arrival rate as the second axis, the smallest c grows with the load.
 func TestSearchFrontier(t *testing.T) {
-	eval := func(_ context.Context, x []float64, reps []int) ([]Sample, error) {
-		var out []Sample
-		for range reps {
-			// Deterministic Erlang C: the frontier follows the formula.
-			w := erlangCWait(int(x[0]), x[1], 1000) * 1e3
-			out = append(out, func(string) (float64, bool) { return w, true })
-		}
-		return out, nil
-	}
+	// Deterministic Erlang C: the frontier follows the formula.
+	eval := evalOf(func(x []float64, _ int) float64 { return erlangCWait(int(x[0]), x[1], 1000) * 1e3 })
 	var cs []float64
 	for c := 1; c <= 20; c++ {
 		cs = append(cs, float64(c))
