@@ -218,6 +218,20 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 			st.FirstPassEndS = wrap
 		}
 	}
+	if q := floats(m, "disk.series.aqu_sz"); len(q) > 0 {
+		qi, _ := metric(m, "disk.series.interval_s")
+		if !(qi > 0) {
+			qi = dur / float64(len(q))
+		}
+		if r, ok := risingHalf(q, qi); ok {
+			// A closed workload bounds the queue by its threads, so a
+			// queue still growing is a load still ramping up (the page
+			// cleaner's flushing, a log's groups): where it levels off is
+			// not known, so the run should be twice as long.
+			warn(twice(dur), "volume queue still growing (%+.3f ± %.3f a second over the second half, %.2f at the end): the I/O load is still ramping up; run at least %gs",
+				r.slope, r.hw, r.end, twice(dur))
+		}
+	}
 	applierLag(st, m, xs, warn)
 	if st.TooShort {
 		st.NeededS = need
@@ -225,21 +239,43 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 	return st
 }
 
-// lagBatches is the batches the lag's trend is fitted to over the second
-// half of an online replica's run (stats.Trend): 8 leave 6 degrees of
-// freedom and, in the shortest run judged (16 samples), one sample each.
-const lagBatches = 8
+// trendBatches is the batches a queue's trend is fitted to over the second
+// half of a run (stats.Trend): 8 leave 6 degrees of freedom and, in the
+// shortest run judged (16 samples), one sample each.
+const trendBatches = 8
+
+// halfTrend is a queue's trend over the second half of a run: slope ± hw
+// per second, the rise it makes over the half, its level at the end (the
+// last batch's mean).
+type halfTrend struct{ slope, hw, rise, end float64 }
+
+// risingHalf reports whether xs, sampled every interval seconds, rises
+// over its second half: its trend's 95 % interval lies above zero, fitted
+// to trendBatches batch means so that a series that only wanders is not a
+// trend, and the rise is more than heldTol of the level at the end (a
+// material rise, as for the checkpoint age). Fewer than 2·trendBatches
+// samples are not judged.
+func risingHalf(xs []float64, interval float64) (halfTrend, bool) {
+	if len(xs) < 2*trendBatches {
+		return halfTrend{}, false
+	}
+	half := xs[len(xs)/2:]
+	slope, hw := stats.Trend(half, trendBatches)
+	r := halfTrend{slope: slope / interval, hw: hw / interval}
+	r.rise = r.slope * float64(len(half)) * interval
+	r.end = mean(half[len(half)-len(half)/trendBatches:])
+	return r, r.slope-r.hw > 0 && r.rise > heldTol*r.end
+}
 
 // applierLag judges an online replica's lag over the second half of the
 // run: a queue whose applier cannot keep up with its source grows for as
 // long as the source writes, so max_lag_s and final_lag_s measure the run's
-// length, not the replica. It diverges when three things hold at once:
-// the lag's trend has a 95 % interval above zero (batch means, so that a
-// lag that only wanders is not a trend); the applier's commit rate over
-// the same half is below the source's by more than its own batch-means
-// interval (the deficit that feeds the queue); and the lag grew by more
-// than heldTol of its level at the end (a material rise, as for the
-// checkpoint age). Fewer than 2·lagBatches samples cannot be judged.
+// length, not the replica. It diverges when the lag rises (risingHalf) and
+// the applier's commit rate over the same half is below the source's by
+// more than its own batch-means interval (the deficit that feeds the
+// queue: a lag that rises while the applier keeps the source's rate is a
+// drain still catching up). Fewer than 2·trendBatches samples cannot be
+// judged.
 func applierLag(st *result.Steady, m result.Metrics, tps []float64, warn func(float64, string, ...any)) {
 	lag := floats(m, "applier.lag_s")
 	if len(lag) == 0 {
@@ -249,32 +285,25 @@ func applierLag(st *result.Steady, m result.Metrics, tps []float64, warn func(fl
 	if !(li > 0) {
 		li = 1
 	}
-	if len(lag) < 2*lagBatches {
-		warn(float64(2*lagBatches)*li, "only %s of replication lag: its trend needs at least %d", plural(len(lag), "sample"), 2*lagBatches)
+	if len(lag) < 2*trendBatches {
+		warn(float64(2*trendBatches)*li, "only %s of replication lag: its trend needs at least %d", plural(len(lag), "sample"), 2*trendBatches)
 		return
 	}
-	half := lag[len(lag)/2:]
-	slope, hw := stats.Trend(half, lagBatches)
-	slope, hw = slope/li, hw/li // s of lag per s
-	if !(slope-hw > 0) {
+	r, ok := risingHalf(lag, li)
+	if !ok {
 		return
 	}
 	src, _ := metric(m, "applier.source_tps")
 	th := tps[len(tps)/2:]
-	applied, ahw, _ := stats.BatchMeans(th, min(lagBatches, len(th)/2))
+	applied, ahw, _ := stats.BatchMeans(th, min(trendBatches, len(th)/2))
 	if math.IsNaN(ahw) || !(applied+ahw < src) {
-		return
-	}
-	rise := slope * float64(len(half)) * li
-	end := mean(half[len(half)-len(half)/lagBatches:])
-	if !(rise > heldTol*end) {
 		return
 	}
 	st.Settled = false
 	st.Diverging = true
 	st.Unbounded = []string{"applier.max_lag_s", "applier.final_lag_s", "applier.relay_backlog_trx"}
 	st.Warnings = append(st.Warnings, fmt.Sprintf("replication lag still growing (%+.3f ± %.3f s a second over the second half, %.2f s at the end): the applier committed %.0f TPS there against the source's %.0f, so its backlog grows for as long as the source writes, and max_lag_s, final_lag_s and relay_backlog_trx grow with the run; no run length is steady",
-		slope, hw, lag[len(lag)-1], applied, src))
+		r.slope, r.hw, lag[len(lag)-1], applied, src))
 }
 
 // floats reads a numeric series by path.
