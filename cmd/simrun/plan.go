@@ -44,9 +44,12 @@ The search brackets the boundary, then bisects, checking on the way that the
 metrics are monotone in the parameter; if not, it evaluates the whole grid
 and says so. Each point runs --min-reps replications (default 2) and adds more,
 up to --max-reps (default 10), until every constraint's 95 % interval is clear
-of its threshold. Replication r uses the same seed at every point (common
-random numbers). --budget bounds the total runs: when it is spent the command
-prints the evidence so far and exits 1.
+of its threshold (a quantile's interval is at least its histogram bucket).
+Replication r uses the same seed at every point (common random numbers).
+A metric that grows with the run's length, such as the lag of a replica that
+falls behind its source, is unbounded: a limit on it fails. --budget bounds
+the total runs: when it is spent the command prints the evidence so far and
+exits 1.
 
 Output: the answer with its metrics and intervals, the nearest failing point
 and which constraint it misses (and the resource that binds there), the
