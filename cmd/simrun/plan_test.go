@@ -30,7 +30,7 @@ func planJSON(t *testing.T, wantCode int, args ...string) *PlanReport {
 // bruteForce runs the whole grid as a sweep with the same replications
 // (the same seeds) and returns the smallest value meeting every
 // constraint by its mean, or NaN.
-func bruteForce(t *testing.T, file, caseName string, sets []string, axis scenarios.Axis, reps int, holds func(result.Metrics) bool) float64 {
+func bruteForce(t *testing.T, file, caseName string, sets []string, axis scenarios.Axis, reps int, holds func(*result.Case) bool) float64 {
 	t.Helper()
 	sc, err := scenarios.Load(file)
 	if err != nil {
@@ -42,12 +42,13 @@ func bruteForce(t *testing.T, file, caseName string, sets []string, axis scenari
 			t.Fatal(err)
 		}
 	}
-	doc, err := scenarios.Run(context.Background(), sc, scenarios.Options{Cases: []string{caseName}, Sweep: []scenarios.Axis{axis}, Replications: reps})
+	doc, err := scenarios.Run(context.Background(), sc, scenarios.Options{Cases: []string{caseName}, Sweep: []scenarios.Axis{axis}, Replications: reps, Analyse: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range doc.Cases {
-		if holds(c.Metrics) {
+	for i := range doc.Cases {
+		c := &doc.Cases[i]
+		if holds(c) {
 			x, _ := result.Float(c.Point[axis.Key])
 			return x
 		}
@@ -71,21 +72,33 @@ func TestPlanMatchesGrid(t *testing.T) {
 		cons            []string
 		vary, sweep     string
 		step            float64
-		holds           func(result.Metrics) bool
+		holds           func(*result.Case) bool
 	}{
 		{
 			name: "smallest bandwidth for Case2", file: "binlog/quick", cas: "Case2",
 			sets: []string{"duration=3s", "engine.index.splits=false"}, // the first seconds after prepare split index k's packed leaves
 			cons: []string{"--goal", "tps>=4000", "--limit", "latency_ms.p99<=10"},
 			vary: "volume.bandwidth_max=20MB/s..120MB/s:11", sweep: "volume.bandwidth_max=20MB/s..120MB/s:11", step: 10e6,
-			holds: func(m result.Metrics) bool { return num2(m, "tps") >= 4000 && num2(m, "latency_ms.p99") <= 10 },
+			holds: func(c *result.Case) bool { return num2(c.Metrics, "tps") >= 4000 && num2(c.Metrics, "latency_ms.p99") <= 10 },
 		},
 		{
 			name: "replica workers for CSA", file: "replication/csa-vs-mta", cas: "default-10u-online-csa",
 			sets: []string{"duration=3s", "warmup=1s"},
 			cons: []string{"--limit", "applier.max_lag_s<=0.5"},
 			vary: "applier.workers=8..120:8", sweep: "applier.workers=8..120:8", step: 16,
-			holds: func(m result.Metrics) bool { return num2(m, "applier.max_lag_s") <= 0.5 },
+			holds: func(c *result.Case) bool { return num2(c.Metrics, "applier.max_lag_s") <= 0.5 },
+		},
+		{
+			// Long enough for the lag rule to judge: below the answer the
+			// applier falls behind its source, and the grid counts a row
+			// whose (mean) lag diverges as failing, as plan does.
+			name: "replica workers for CSA, 30 s", file: "replication/csa-vs-mta", cas: "default-10u-online-csa",
+			sets: []string{"duration=30s"},
+			cons: []string{"--limit", "applier.max_lag_s<=1"},
+			vary: "applier.workers=80..96:9", sweep: "applier.workers=80..96:9", step: 2,
+			holds: func(c *result.Case) bool {
+				return num2(c.Metrics, "applier.max_lag_s") <= 1 && (c.Steady == nil || !c.Steady.Diverging)
+			},
 		},
 	}
 	for _, tc := range tests {
