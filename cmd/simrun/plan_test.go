@@ -79,7 +79,9 @@ func TestPlanMatchesGrid(t *testing.T) {
 			sets: []string{"duration=3s", "engine.index.splits=false"}, // the first seconds after prepare split index k's packed leaves
 			cons: []string{"--goal", "tps>=4000", "--limit", "latency_ms.p99<=10"},
 			vary: "volume.bandwidth_max=20MB/s..120MB/s:11", sweep: "volume.bandwidth_max=20MB/s..120MB/s:11", step: 10e6,
-			holds: func(c *result.Case) bool { return num2(c.Metrics, "tps") >= 4000 && num2(c.Metrics, "latency_ms.p99") <= 10 },
+			holds: func(c *result.Case) bool {
+				return num2(c.Metrics, "tps") >= 4000 && num2(c.Metrics, "latency_ms.p99") <= 10
+			},
 		},
 		{
 			name: "replica workers for CSA", file: "replication/csa-vs-mta", cas: "default-10u-online-csa",
