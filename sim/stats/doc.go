@@ -23,6 +23,12 @@
 //   - Series and GaugeSeries: the same quantities per interval of virtual
 //     time, like sysbench --report-interval or iostat's periodic reports.
 //
+// After a run, steady.go reads such series: MSER-5 and its cycle-long form
+// for the warm-up, BatchMeans for the interval of a long run's mean, Trend
+// for whether a queue still rises, and the autocorrelation's cycle
+// (docs/capacity-planning.md). QuantileBound turns a reported quantile
+// into the width of the bucket it came from.
+//
 // # Histogram buckets and error bound
 //
 // The histogram is log-linear, like HdrHistogram (DDSketch reaches the same
