@@ -19,10 +19,10 @@ const CISuffix = "_ci95"
 // when N >= 2, gains a sibling NAME_ci95 with the half-width of the 95 %
 // confidence interval of that mean: t(0.975, N-1) * s / sqrt(N), s the
 // sample standard deviation, plus the leaf's Resolution (a quantile's
-// bucket, which replications cannot average away). Series are averaged point by point (over the
-// shortest length) without an interval. Strings and booleans keep the first
-// replication's value. A leaf missing from some replications is averaged
-// over those that have it.
+// bucket, which replications cannot average away). Series are averaged
+// point by point (over the shortest length) without an interval. Strings
+// and booleans keep the first replication's value. A leaf missing from
+// some replications is averaged over those that have it.
 func Aggregate(reps []Metrics) Metrics {
 	switch len(reps) {
 	case 0:
