@@ -459,6 +459,14 @@ func TestSteadyReplicaKeepsUp(t *testing.T) {
 		st := d.Cases[0].Steady
 		if st == nil || st.Diverging != tc.diverging {
 			t.Errorf("%d workers: %+v, want diverging %v", tc.workers, st, tc.diverging)
+			continue
+		}
+		// The metrics it calls unbounded are the replica's (plan looks
+		// them up by these paths).
+		for _, p := range st.Unbounded {
+			if _, ok := d.Cases[0].Metrics.Lookup(p); !ok {
+				t.Errorf("%d workers: unbounded %q is no metric of the replica", tc.workers, p)
+			}
 		}
 	}
 }

@@ -640,7 +640,7 @@ func (r *PlanReport) undecided(p *plan.Point) string {
 		return ""
 	}
 	for k, st := range p.Stats {
-		if c := r.cons[k]; !c.Decided(st.Mean, st.CI95) && !c.Decided(st.Mean, st.Resolution) {
+		if c := r.cons[k]; c.InResolution(st) {
 			return fmt.Sprintf("; undecided: %s is within the histogram's resolution (±%s) of its threshold, which more replications cannot narrow", c.Metric, num(st.Resolution))
 		}
 	}

@@ -58,8 +58,14 @@ func (c Constraint) Holds(x float64) bool {
 	return x < c.Value
 }
 
-// Decided reports whether the interval mean ± h lies wholly on one side
+// decided reports whether the interval mean ± h lies wholly on one side
 // of the threshold.
-func (c Constraint) Decided(mean, h float64) bool {
+func (c Constraint) decided(mean, h float64) bool {
 	return c.Holds(mean-h) == c.Holds(mean+h)
+}
+
+// InResolution reports whether s's threshold lies within its Resolution
+// of its mean, so that no number of replications can decide it.
+func (c Constraint) InResolution(s Stat) bool {
+	return s.Resolution > 0 && !c.decided(s.Mean, s.Resolution)
 }

@@ -453,11 +453,11 @@ func (s *searcher) judge(samples [][]float64) (stats []Stat, decided, stuck bool
 			st.CI95 += st.Resolution
 		}
 		stats[k] = st
-		d := c.Decided(m, st.CI95)
+		d := c.decided(m, st.CI95)
 		all = all && d
 		failed = failed || (d && !c.Holds(m))
 		if !d {
-			stuck = stuck && !c.Decided(m, st.Resolution) && h <= st.Resolution
+			stuck = stuck && c.InResolution(st) && h <= st.Resolution
 		}
 	}
 	decided = all || failed
