@@ -107,6 +107,7 @@ type secIndex struct {
 	heap       []int32 // records in the page's heap: cnt plus the deleted ones in PAGE_FREE (garbage)
 	prev, next []int32 // key order; -1 = none
 	blk        []int64 // sum of max(cnt, 0) over slots [b·blockSlots, (b+1)·blockSlots)
+	sub        []int32 // the same over slots [u·subSlots, (u+1)·subSlots)
 	free       []int32 // freed slots, reused last-freed first
 	records    int64
 	leaves     int
@@ -128,6 +129,7 @@ func newSecIndex(rows int64, sh leafShape, slots int, base int32) *secIndex {
 	x.prev = make([]int32, slots)
 	x.next = make([]int32, slots)
 	x.blk = make([]int64, (slots+blockSlots-1)/blockSlots)
+	x.sub = make([]int32, (slots+subSlots-1)/subSlots)
 	left := rows
 	for i := range x.cnt {
 		if i >= n {
@@ -148,10 +150,18 @@ func newSecIndex(rows int64, sh leafShape, slots int, base int32) *secIndex {
 	return x
 }
 
-// blockSlots is the slots a block sum of secIndex covers.
-const blockSlots = 64
+// blockSlots and subSlots are the slots a block sum and a sub-block sum
+// of secIndex cover: find scans the block sums, then at most four sub-block
+// sums, then at most 16 counts.
+const (
+	blockSlots = 64
+	subSlots   = 16
+)
 
-func (x *secIndex) add(i int, d int64) { x.blk[i/blockSlots] += d }
+func (x *secIndex) add(i int, d int64) {
+	x.blk[i/blockSlots] += d
+	x.sub[i/subSlots] += int32(d)
+}
 
 // find returns the slot holding entry r (0 <= r < records) in slot order:
 // the first slot s with max(cnt, 0) summed over [0, s] above r.
@@ -160,8 +170,12 @@ func (x *secIndex) find(r int64) int {
 	for ; b < len(x.blk)-1 && r >= x.blk[b]; b++ {
 		r -= x.blk[b]
 	}
-	s := b * blockSlots
-	for end := min(s+blockSlots, len(x.cnt)) - 1; s < end; s++ {
+	u := b * (blockSlots / subSlots)
+	for end := min(u+blockSlots/subSlots, len(x.sub)) - 1; u < end && r >= int64(x.sub[u]); u++ {
+		r -= int64(x.sub[u])
+	}
+	s := u * subSlots
+	for end := min(s+subSlots, len(x.cnt)) - 1; s < end; s++ {
 		n := int64(max(x.cnt[s], 0))
 		if r < n {
 			break
@@ -356,18 +370,28 @@ func (x *secIndex) check() error {
 		return fmt.Errorf("%d leaves linked, %d counted, %d free of %d slots", linked, x.leaves, len(x.free), len(x.cnt))
 	}
 	for b, sum := range x.blk {
-		var n int64
-		for _, c := range x.cnt[b*blockSlots : min((b+1)*blockSlots, len(x.cnt))] {
-			n += int64(max(c, 0))
-		}
-		if n != sum {
+		if n := x.span(b*blockSlots, blockSlots); n != sum {
 			return fmt.Errorf("block %d holds %d records, its sum says %d", b, n, sum)
+		}
+	}
+	for u, sum := range x.sub {
+		if n := x.span(u*subSlots, subSlots); n != int64(sum) {
+			return fmt.Errorf("sub-block %d holds %d records, its sum says %d", u, n, sum)
 		}
 	}
 	if recs != x.records {
 		return fmt.Errorf("leaves hold %d records, the index counts %d", recs, x.records)
 	}
 	return nil
+}
+
+// span returns the records of the n slots from slot i.
+func (x *secIndex) span(i, n int) int64 {
+	var sum int64
+	for _, c := range x.cnt[i:min(i+n, len(x.cnt))] {
+		sum += int64(max(c, 0))
+	}
+	return sum
 }
 
 // indexSlots is the page slots a table's index k gets for built leaves:

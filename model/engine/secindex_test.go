@@ -322,3 +322,27 @@ func TestSecIndexNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per transaction's index operations", a)
 	}
 }
+
+// BenchmarkSecIndexFind draws leaves of a study-sized index (1M rows, aged
+// by splits and merges) as PlanPages does.
+func BenchmarkSecIndexFind(b *testing.B) {
+	c := DefaultIndex()
+	sh := newLeafShape(c)
+	const rows = 1_000_000
+	x := newSecIndex(rows, sh, indexSlots(builtLeaves(rows, sh)), 0)
+	rng := sim.New(1).Stream("b")
+	var op indexOp
+	for range 200_000 {
+		op.reset()
+		x.remove(x.pick(rng), &c, &op)
+		x.insert(x.pick(rng), rng.Uint64()&1 == 1, &c, &op)
+	}
+	b.ResetTimer()
+	s := 0
+	for range b.N {
+		s += x.pick(rng)
+	}
+	if s < 0 {
+		b.Fatal(s)
+	}
+}
