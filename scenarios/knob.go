@@ -45,7 +45,15 @@ func (sc *Scenario) Knob(key string) (Knob, error) {
 	for i, p := range parts {
 		f, ok := findField(t, p)
 		if !ok {
-			return Knob{}, fmt.Errorf("no parameter %q (want %s)", key, knobAllowed)
+			if p == "preset" && i == len(parts)-1 {
+				return Knob{}, fmt.Errorf("%q names a preset, not a number (want %s)", key, knobAllowed)
+			}
+			hint := ""
+			if m := Suggest(p, keysOf(t)); m != "" {
+				fix := append(append(parts[:i:i], m), parts[i+1:]...)
+				hint = fmt.Sprintf("; did you mean %s?", strings.Join(fix, "."))
+			}
+			return Knob{}, fmt.Errorf("no parameter %q%s (want %s)", key, hint, knobAllowed)
 		}
 		if i == len(parts)-1 {
 			if !f.leaf {
@@ -59,6 +67,19 @@ func (sc *Scenario) Knob(key string) (Knob, error) {
 		t = f.typ
 	}
 	return Knob{}, fmt.Errorf("no parameter %q (want %s)", key, knobAllowed)
+}
+
+// kindName says what a non-numeric parameter takes, in the file's terms.
+func kindName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a name"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	}
+	return "a table, such as a distribution"
 }
 
 func knobOf(key string, t reflect.Type) (Knob, error) {
@@ -80,7 +101,7 @@ func knobOf(key string, t reflect.Type) (Knob, error) {
 		case reflect.Float32, reflect.Float64:
 			k.kind = knobFloat
 		default:
-			return Knob{}, fmt.Errorf("%q is not numeric (it is a %s; want %s)", key, t, knobAllowed)
+			return Knob{}, fmt.Errorf("%q is not numeric (it takes %s; want %s)", key, kindName(t), knobAllowed)
 		}
 	}
 	return k, nil
@@ -171,10 +192,12 @@ func (r Range) String() string {
 }
 
 // ParseRange reads "LO..HI", "LO..HI:N" or "LO..HI*F". ok is false when s
-// is not a range at all (no ".."), so the caller may read it as a value.
+// is not a range at all, so the caller may read it as a value: no "..", or
+// a text before it that is not a number ("my..box", a quoted string, a
+// table), since every range is of a numeric parameter.
 func ParseRange(s string) (r Range, ok bool, err error) {
 	lo, rest, found := strings.Cut(strings.TrimSpace(s), "..")
-	if !found {
+	if !found || !startsNumber(lo) {
 		return Range{}, false, nil
 	}
 	hi := rest
@@ -200,6 +223,13 @@ func ParseRange(s string) (r Range, ok bool, err error) {
 		return Range{}, true, fmt.Errorf("range %q: want LO..HI[:N|*F], e.g. 40MB/s..400MB/s:10 or 1..64*2", s)
 	}
 	return r, true, nil
+}
+
+// startsNumber reports whether s begins like a number: a digit, after an
+// optional sign.
+func startsNumber(s string) bool {
+	s = strings.TrimLeft(strings.TrimSpace(s), "+-")
+	return s != "" && s[0] >= '0' && s[0] <= '9'
 }
 
 // Bounds parses the range's ends; it fails when LO > HI.

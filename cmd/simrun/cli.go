@@ -189,3 +189,25 @@ func pathError(target string, err error) error {
 	}
 	return err
 }
+
+// overrideSets applies --set KEY=VALUE flags of a command that takes one
+// value per key (run, explain, plan); instead says where a list or a range
+// goes.
+func overrideSets(sc *scenarios.Scenario, sets []string, cmd, instead string) error {
+	for _, s := range sets {
+		a, err := scenarios.ParseSet(s)
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		switch {
+		case a.Range != nil:
+			return usagef("--set %s=%s is a range; %s takes one value per --set (%s)", a.Key, a.Range, cmd, instead)
+		case len(a.Values) > 1:
+			return usagef("--set %s has %d values; %s takes one value per --set (%s)", a.Key, len(a.Values), cmd, instead)
+		}
+		if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

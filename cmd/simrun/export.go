@@ -39,6 +39,9 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 	if err := sc.Validate(); err != nil {
 		return nil, nil, "", err
 	}
+	if err := checkCases(sc, cases); err != nil {
+		return nil, nil, "", err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	bar := newProgress(e.stderr)
@@ -125,7 +128,7 @@ func (e env) exportCmd(args []string) error {
 	}
 	img, err := plot.FormatOf("x." + *image)
 	if err != nil {
-		return usageError{err.Error()}
+		return usagef("--image %q: want png or svg", *image)
 	}
 	if err := checkOutput(*out); err != nil {
 		return err

@@ -68,7 +68,11 @@ Examples:
 Runs the grid of all combinations of the --set values for every selected case:
 one result row per case and point, cases in file order, the last --set varying
 fastest. Values are TOML values (8, 1.5, true, "x") or, unquoted, strings such
-as 1.5ms or 120MB/s. A progress bar is drawn on stderr when it is a terminal.
+as 1.5ms or 120MB/s. A numeric parameter also takes a range: LO..HI:N is N
+evenly spaced points, LO..HI*F multiplies by F from LO, and a bare LO..HI steps
+an integer parameter by 1 (e.g. volume.bandwidth_max=40MB/s..400MB/s:10,
+applier.workers=1..64*2). A progress bar is drawn on stderr when it is a
+terminal.
 
 Flags: those of run, plus
   --shard I/N          run only rows I, I+N, I+2N, ... (0 <= I < N) and write a
@@ -78,23 +82,27 @@ Flags: those of run, plus
 Examples:
   simrun sweep demo/mmc --case mm4 --set workload.demo.servers=4,5,6,8
   simrun sweep demo/mmc --set workload.demo.arrival_rate=2k,2.5k,3k,3.5k --format csv
+  simrun sweep binlog/quick --case Case2 --set volume.bandwidth_max=40MB/s..400MB/s:10
   simrun sweep demo/mmc --set workload.demo.servers=4,8 --shard 0/2 -o part-0.json
 `,
-	"merge": `Usage: simrun merge PART.json... [--format json|table|csv] [-o FILE]
+	"merge": `Usage: simrun merge PART.json... [--format json|table|csv] [-o FILE] [--metrics P,...]
 
 Joins the partial results written by simrun sweep --shard I/N. Every shard
 0..N-1 must be given once, from the same scenario, seed and grid. The merged
-JSON is byte-identical to the unsharded sweep's.
+JSON is byte-identical to the unsharded sweep's. --metrics picks the table's
+columns, as in run.
 
 Example:
   for i in 0 1 2; do simrun sweep demo/mmc --set workload.demo.servers=4,5,6,8 --shard $i/3 -o part-$i.json; done
   simrun merge part-*.json -o sweep.json
 `,
-	"explain": `Usage: simrun explain [FILE] [--case NAME]... [--set KEY=VALUE]... [--format table|json]
+	"explain": `Usage: simrun explain [FILE] [--case NAME]... [--set KEY=VALUE]... [--seed N]
+                      [--duration D] [--format table|json] [-o FILE]
 
 Prints the fully resolved configuration of each case: every parameter's key
 path, value, unit, meaning and source — default, preset NAME, file PATH:LINE,
-case NAME or flag --NAME.
+case NAME or flag --NAME. --seed and --duration override those two as run's do;
+-o writes to FILE atomically (checked first).
 
 Example:
   simrun explain demo/mmc --case mg4-lognormal
@@ -113,9 +121,11 @@ the built-in presets by section.
 `,
 	"plot": `Usage: simrun plot RESULT.json|FILE.toml --kind KIND -o out.png|out.svg
         [--width PX] [--height PX] [--metric PATH] [--case NAME]... [--title T]
+        [--seed N] [--duration D]
 
 Draws a chart with gonum/plot. IN is a result written by simrun run
---format json, or a scenario file (or built-in name) that is run first.
+--format json, or a scenario file (or built-in name) that is run first
+(--seed, --duration and --case then apply to that run).
 Kinds: bar (one metric per case, grouped by "group/label" case names),
 sweep (TPS and p99 against the swept parameter, knee marked), latency
 (percentile curve), series (TPS, device MB/s, %util, checkpoint age, queue
@@ -128,14 +138,17 @@ Example:
   simrun plot binlog/innodb-vs-file-120mbs --duration 20s --kind breakdown -o b.png
 `,
 	"export": `Usage: simrun export RESULT.json|FILE.toml --format ipynb|md|csv -o FILE [--image png|svg]
+        [--case NAME]... [--seed N] [--duration D]
 
 Exports a result as a Jupyter notebook (nbformat 4, charts pre-rendered; it
 reads NAME.result.json, written beside it, and its parameter cell can point
 elsewhere), a markdown docs page with its charts beside it, or tidy CSV (one
-row per case x metric). The same input gives byte-identical files;
+row per case x metric). A scenario file is run first; --case, --seed and
+--duration apply to that run. The same input gives byte-identical files;
 no path, host name or timestamp is written. See docs/export.md.
 `,
 	"trace": `Usage: simrun trace FILE.toml --case NAME --window FROM:TO [-o trace.json]
+        [--seed N] [--duration D]
 
 Runs one case and records a window of virtual time as Chrome Trace Event
 JSON, which ui.perfetto.dev and chrome://tracing open: client threads,

@@ -48,6 +48,7 @@ func main() {
 // env is what a command writes to; tests substitute buffers.
 type env struct {
 	stdout, stderr io.Writer
+	onFlags        func(*flag.FlagSet) // if set, sees each command's flags (tests)
 }
 
 // usageError is bad input from the command line: exit status 2.
@@ -66,7 +67,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitFailure
 		}
 	}()
-	e := env{stdout, stderr}
+	return env{stdout: stdout, stderr: stderr}.dispatch(args)
+}
+
+// dispatch runs the command args names.
+func (e env) dispatch(args []string) int {
+	stdout, stderr := e.stdout, e.stderr
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
@@ -119,6 +125,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 // report prints err and maps it to an exit status.
 func (e env) report(err error) int {
 	var el scenarios.ErrorList
+	var se *scenarios.Error
 	var ue usageError
 	switch {
 	case err == nil:
@@ -132,6 +139,9 @@ func (e env) report(err error) int {
 		for _, x := range el {
 			fmt.Fprintln(e.stderr, x.Error())
 		}
+		return exitUsage
+	case errors.As(err, &se): // a problem in the scenario, as run asked for it
+		fmt.Fprintln(e.stderr, se.Error())
 		return exitUsage
 	case errors.Is(err, scenarios.ErrInterrupted):
 		fmt.Fprintf(e.stderr, "simrun: %v\n", err)
@@ -159,6 +169,9 @@ func (e env) newFlags(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet("simrun "+name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
 	fs.Usage = func() {}
+	if e.onFlags != nil {
+		e.onFlags(fs)
+	}
 	return fs
 }
 
@@ -268,6 +281,11 @@ func (e env) runCmd(args []string, sweep bool) error {
 		if err != nil || d <= 0 {
 			return usagef("--report-interval %q: want a duration such as 10s", f.interval)
 		}
+		// The series are recorded per second (coarser past 3,600 points),
+		// so only whole seconds can regroup them; say so before the run.
+		if d%time.Second != 0 {
+			return usagef("--report-interval %s: want a whole number of seconds (the series are recorded per second)", f.interval)
+		}
 		every = d
 	}
 	if (every > 0 || f.iostat) && format != "table" {
@@ -281,21 +299,16 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range f.sets {
-		a, err := scenarios.ParseSet(s)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		switch {
-		case sweep:
-			opt.Sweep = append(opt.Sweep, a)
-		case len(a.Values) > 1:
-			return usagef("--set %s has %d values; use simrun sweep for a grid", a.Key, len(a.Values))
-		default:
-			if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
-				return err
+	if sweep {
+		for _, s := range f.sets {
+			a, err := scenarios.ParseSet(s)
+			if err != nil {
+				return usageError{err.Error()}
 			}
+			opt.Sweep = append(opt.Sweep, a)
 		}
+	} else if err := overrideSets(sc, f.sets, "run", "use simrun sweep for a grid"); err != nil {
+		return err
 	}
 	if sweep && len(opt.Sweep) == 0 {
 		return usagef("sweep needs at least one --set KEY=V1,V2,...")
@@ -312,7 +325,7 @@ func (e env) runCmd(args []string, sweep bool) error {
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
 		if err != nil {
-			return fmt.Errorf("--cpuprofile: %w", err)
+			return usagef("--cpuprofile: %v", err)
 		}
 		defer pf.Close()
 		if err := pprof.StartCPUProfile(pf); err != nil {
@@ -328,12 +341,20 @@ func (e env) runCmd(args []string, sweep bool) error {
 		return runErr
 	}
 	stamp(doc)
+	interrupted := errors.Is(runErr, scenarios.ErrInterrupted)
+	if interrupted && len(doc.Cases) == 0 && f.out != "" && f.out != "-" {
+		// Nothing to keep: an earlier result in the file is worth more.
+		return fmt.Errorf("interrupted before any row finished; %s is left as it was", f.out)
+	}
 	topt := tableOptions{metrics: splitList(f.metrics), cases: caseSettings(sc, f.cases), every: every, iostat: f.iostat}
 	if err := e.write(doc, format, f.out, topt); err != nil {
 		return err
 	}
 	writeNotes(e.stderr, doc)
-	if errors.Is(runErr, scenarios.ErrInterrupted) {
+	if interrupted {
+		if format == "csv" { // a CSV has no place for the mark
+			return fmt.Errorf("interrupted: wrote the %d completed rows only", len(doc.Cases))
+		}
 		return fmt.Errorf("interrupted: wrote %d completed rows, marked partial", len(doc.Cases))
 	}
 	return runErr
@@ -496,23 +517,20 @@ func (e env) explainCmd(args []string) error {
 	if len(pos) > 1 {
 		return usagef("explain takes one scenario file, got %d", len(pos))
 	}
+	if err := checkOutput(*out); err != nil {
+		return err
+	}
 	sc, err := openScenario(pos, *seed, *duration)
 	if err != nil {
 		return err
 	}
-	for _, s := range sets {
-		a, err := scenarios.ParseSet(s)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		if len(a.Values) > 1 {
-			return usagef("--set %s: explain takes one value", a.Key)
-		}
-		if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
-			return err
-		}
+	if err := overrideSets(sc, sets, "explain", "it explains one configuration"); err != nil {
+		return err
 	}
 	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if err := checkCases(sc, cases); err != nil {
 		return err
 	}
 	ex, err := scenarios.Explain(sc, cases)

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"simrun/internal/result"
 )
@@ -169,6 +171,18 @@ func TestExitStatusAndMessages(t *testing.T) {
 		{[]string{"merge"}, 2, "merge needs"},
 		{[]string{"merge", bad}, 2, "merge: " + bad},
 		{[]string{"explain", "--format", "csv"}, 2, "want table or json"},
+		// A range where one value is wanted is refused, not a crash; a
+		// text with ".." in it is a value.
+		{[]string{"run", "demo/mmc", "--set", "workload.demo.servers=2..5"}, 2, "is a range; run takes one value per --set (use simrun sweep"},
+		{[]string{"explain", "demo/mmc", "--set", "workload.demo.servers=2..5"}, 2, "is a range; explain takes one value"},
+		{[]string{"explain", "demo/mmc", "--case", "mm4", "--set", "machine.name=my..box"}, 0, ""},
+		// Outputs and cases are checked before anything runs.
+		{[]string{"explain", "demo/mmc", "-o", filepath.Join(dir, "none", "x.json")}, 2, "does not exist"},
+		{[]string{"explain", "demo/mmc", "--case", "mm5"}, 2, "did you mean mm4?"},
+		{[]string{"trace", "binlog/quick", "--window", "5s:5.01s"}, 2, "several cases: name one with --case"},
+		{[]string{"plot", "demo/mmc", "--case", "mm5", "-o", filepath.Join(dir, "x.png")}, 2, "did you mean mm4?"},
+		{[]string{"export", "demo/mmc", "--format", "md", "--image", "gif", "-o", filepath.Join(dir, "x.md")}, 2, `--image "gif": want png or svg`},
+		{[]string{"run", "demo/mmc", "--report-interval", "1.5s"}, 2, "whole number of seconds"},
 	}
 	for _, tt := range tests {
 		_, errOut, code := simrun(t, tt.args...)
@@ -263,7 +277,36 @@ func TestRunCPUProfile(t *testing.T) {
 		t.Errorf("no profile written: %v", err)
 	}
 	_, errOut, code := simrun(t, append(args, "--cpuprofile", filepath.Join(dir, "missing", "cpu.pprof"))...)
-	if code != 1 || !strings.Contains(errOut, "--cpuprofile") {
-		t.Errorf("unwritable profile: exit %d, %q; want 1 and a message naming --cpuprofile", code, errOut)
+	if code != exitUsage || !strings.Contains(errOut, "--cpuprofile") {
+		t.Errorf("unwritable profile: exit %d, %q; want 2 (bad input) and a message naming --cpuprofile", code, errOut)
+	}
+}
+
+// TestInterruptKeepsEarlierResult: Ctrl-C before any row finishes leaves
+// an existing -o file as it was: an empty partial result is worth less.
+func TestInterruptKeepsEarlierResult(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "keep.json")
+	const old = `{"earlier": "result"}`
+	if err := os.WriteFile(out, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "run", "binlog/quick", "--case", "Case1", "--duration", "600s", "--workers", "1", "-o", out)
+	cmd.Env = append(os.Environ(), "SIMRUN_TEST_AS_MAIN=1")
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // loaded and running: a 600 s case takes seconds
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(errb.String(), "left as it was") {
+		t.Fatalf("exit %v, stderr %q: want 1 and the file left alone", err, errb.String())
+	}
+	if b, _ := os.ReadFile(out); string(b) != old {
+		t.Errorf("the earlier result was replaced by %q", b)
 	}
 }

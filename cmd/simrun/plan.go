@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -49,7 +49,9 @@ Replication r uses the same seed at every point (common random numbers).
 A metric that grows with the run's length, such as the lag of a replica that
 falls behind its source, is unbounded: a limit on it fails. --budget bounds
 the total runs: when it is spent the command prints the evidence so far and
-exits 1.
+exits 1 (the JSON then says "stopped": "budget"; after Ctrl-C, "interrupted").
+--format is json when -o ends in .json, else table; -o and --plot are checked
+before anything runs.
 
 Output: the answer with its metrics and intervals, the nearest failing point
 and which constraint it misses (and the resource that binds there), the
@@ -86,7 +88,7 @@ func (e env) planCmd(args []string) error {
 	fs.IntVar(&f.maxReps, "max-reps", 10, "replications per point at most")
 	fs.IntVar(&f.budget, "budget", 0, "total runs allowed (0: no limit)")
 	fs.IntVar(&f.workers, "workers", 0, "parallel runs (default: all cores); never changes the output")
-	fs.StringVar(&f.format, "format", "table", "output format: table or json")
+	fs.StringVar(&f.format, "format", "", "output format: table or json (default: json when -o ends in .json, else table)")
 	fs.StringVar(&f.out, "o", "", "write the result to FILE (atomically)")
 	fs.StringVar(&f.plotOut, "plot", "", "draw the evidence to FILE.png or FILE.svg")
 	fs.StringVar(&f.seed, "seed", "", "override the scenario's seed")
@@ -98,8 +100,27 @@ func (e env) planCmd(args []string) error {
 	if len(pos) != 1 {
 		return usagef("plan takes one scenario file, got %d (see simrun help plan)", len(pos))
 	}
-	if f.format != "table" && f.format != "json" {
+	if f.format == "" && strings.EqualFold(filepath.Ext(f.out), ".json") {
+		f.format = "json"
+	}
+	switch f.format {
+	case "":
+		f.format = "table"
+	case "table", "json":
+	default:
 		return usagef("--format %q: want table or json", f.format)
+	}
+	if err := checkOutput(f.out); err != nil {
+		return err
+	}
+	plotFormat := ""
+	if f.plotOut != "" {
+		if plotFormat, err = planPlotFormat(f.plotOut); err != nil {
+			return err
+		}
+		if err := checkOutput(f.plotOut); err != nil {
+			return usagef("--plot%s", strings.TrimPrefix(err.Error(), "-o"))
+		}
 	}
 	if f.minimize && f.maximize {
 		return usagef("--minimize and --maximize exclude each other")
@@ -139,19 +160,13 @@ func (e env) planCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, s := range f.sets {
-		a, err := scenarios.ParseSet(s)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		if a.Range != nil || len(a.Values) != 1 {
-			return usagef("--set %s: plan takes one value per --set; vary a parameter with --vary", a.Key)
-		}
-		if err := sc.Override(a.Key, a.Values[0], scenarios.Source{Kind: "flag", Name: "--set"}); err != nil {
-			return err
-		}
+	if err := overrideSets(sc, f.sets, "plan", "vary a parameter with --vary"); err != nil {
+		return err
 	}
 	if err := sc.Validate(); err != nil {
+		return err
+	}
+	if err := checkCases(sc, f.cases); err != nil {
 		return err
 	}
 	name := ""
@@ -160,7 +175,7 @@ func (e env) planCmd(args []string) error {
 	}
 	c, err := sc.Case(name)
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
 	var axes []planAxis
 	for _, v := range f.varies {
@@ -172,6 +187,14 @@ func (e env) planCmd(args []string) error {
 	}
 	if len(axes) == 2 && axes[0].knob.Key == axes[1].knob.Key {
 		return usagef("--vary %s given twice", axes[0].knob.Key)
+	}
+	for _, s := range f.sets {
+		key, _, _ := strings.Cut(s, "=")
+		for _, a := range axes {
+			if strings.TrimSpace(key) == a.knob.Key {
+				return usagef("--set %s and --vary %s name the same parameter; drop the --set", a.knob.Key, a.knob.Key)
+			}
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -197,28 +220,41 @@ func (e env) planCmd(args []string) error {
 		return searchErr
 	}
 	rep := ev.report(sc, cfg, res)
+	var be *plan.BudgetError
+	switch {
+	case errors.As(searchErr, &be):
+		rep.Stopped = "budget"
+		var at []string
+		for i, x := range be.Next {
+			at = append(at, rep.format(i, x))
+		}
+		searchErr = fmt.Errorf("plan: budget spent: %d runs done of a budget of %d; the next point (%s) needs %d more",
+			be.Runs, be.Budget, strings.Join(at, ", "), be.Need)
+	case searchErr != nil && ctx.Err() != nil:
+		rep.Stopped = "interrupted"
+		searchErr = errors.New("plan: interrupted")
+	}
+	rep.markStopped()
 	if err := e.output(f.out, func(w io.Writer, _ bool) error {
 		if f.format == "json" {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
+			return writeJSON(w, rep)
 		}
 		return writePlanTable(w, rep)
 	}); err != nil {
 		return err
 	}
 	if f.plotOut != "" {
-		format, err := planPlotFormat(f.plotOut)
-		if err != nil {
-			return err
-		}
-		if err := writeAtomic(f.plotOut, func(w io.Writer) error { return plan.Plot(w, format, planPlotInput(rep)) }); err != nil {
+		if err := writeAtomic(f.plotOut, func(w io.Writer) error { return plan.Plot(w, plotFormat, planPlotInput(rep)) }); err != nil {
 			return err
 		}
 	}
+	where := "above"
+	if f.out != "" && f.out != "-" {
+		where = "in " + f.out
+	}
 	switch {
-	case errors.Is(searchErr, plan.ErrBudget):
-		return fmt.Errorf("%v; the evidence so far is above", searchErr)
+	case rep.Stopped != "":
+		return fmt.Errorf("%v; the evidence so far is %s", searchErr, where)
 	case searchErr != nil:
 		return searchErr
 	case len(axes) == 1 && !res.Found:
@@ -244,9 +280,6 @@ func parseVary(sc *scenarios.Scenario, arg string) (planAxis, error) {
 	}
 	if !isRange {
 		return planAxis{}, usagef("--vary %s=%s: want a range LO..HI[:N|*F] (allowed: %s values, e.g. %s..%s:10)", key, spec, kindOf(k), "LO", "HI")
-	}
-	if r.Points == 0 && r.Factor == 0 && !k.Integer {
-		r.Points = 50
 	}
 	xs, err := k.Expand(r, 100000)
 	if err != nil {
@@ -322,6 +355,11 @@ func (ev *planEval) eval(ctx context.Context, x []float64, reps []int) ([]plan.S
 // probe validates the corners of the grid and runs the first corner for a
 // tenth of a second to check the constraint metrics exist.
 func (ev *planEval) probe(ctx context.Context, cons []plan.Constraint) error {
+	for _, a := range ev.axes {
+		if err := ev.validRange(a); err != nil {
+			return err
+		}
+	}
 	corners := [][]float64{{}}
 	for _, a := range ev.axes {
 		var next [][]float64
@@ -363,6 +401,37 @@ func (ev *planEval) probe(ctx context.Context, cons []plan.Constraint) error {
 	return nil
 }
 
+// validRange checks that both ends of a's range give a valid case. If one
+// does not (an M/M/c queue with fewer servers than its load), it names the
+// value, the reason and the part of the range that is valid.
+func (ev *planEval) validRange(a planAxis) error {
+	check := func(x float64) error {
+		_, err := ev.c.With([]scenarios.Set{{Key: a.knob.Key, Value: a.knob.Value(x)}}, scenarios.Source{Kind: "flag", Name: "--vary"})
+		return err
+	}
+	xs := a.values
+	bad, err := xs[0], check(xs[0])
+	if err == nil {
+		if bad, err = xs[len(xs)-1], check(xs[len(xs)-1]); err == nil {
+			return nil
+		}
+	}
+	first, last := -1, -1
+	for i, x := range xs {
+		if check(x) == nil {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	msg := fmt.Sprintf("--vary %s: at %s the case is invalid: %v", a.knob.Key, a.knob.Format(bad), err)
+	if first < 0 {
+		return usagef("%s; no value of the range is valid", msg)
+	}
+	return usagef("%s; the valid values of the range run from %s to %s", msg, a.knob.Format(xs[first]), a.knob.Format(xs[last]))
+}
+
 // suggestMetrics lists the metric paths sharing the wanted one's first
 // segment, or all top-level ones.
 func suggestMetrics(want string, paths []string) string {
@@ -400,8 +469,11 @@ type PlanReport struct {
 	FailBound   *result.Bottleneck `json:"nearest_fail_bottleneck,omitempty"`
 	Steady      *result.Steady     `json:"answer_steady_state,omitempty"`
 	Frontier    []PlanFront        `json:"frontier,omitempty"`
-	knobs       []scenarios.Knob
-	cons        []plan.Constraint
+	// Stopped says why the search ended before its answer: "budget" or
+	// "interrupted"; then found false means "not known", not "none".
+	Stopped string `json:"stopped,omitempty"`
+	knobs   []scenarios.Knob
+	cons    []plan.Constraint
 }
 
 // PlanVary is one varied parameter.
@@ -492,6 +564,32 @@ func (ev *planEval) boundAt(p *plan.Point) *result.Bottleneck {
 	return nil
 }
 
+// count returns "n noun", plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// markStopped marks the frontier row the search was on when it stopped:
+// its "none" is not known.
+func (r *PlanReport) markStopped() {
+	if r.Stopped == "" || len(r.Frontier) == 0 {
+		return
+	}
+	if f := &r.Frontier[len(r.Frontier)-1]; !r.Result.Frontier[len(r.Frontier)-1].Found {
+		*f = PlanFront{Y: f.Y, X: "not known: the search stopped (" + r.stoppedWhy() + ")"}
+	}
+}
+
+func (r *PlanReport) stoppedWhy() string {
+	if r.Stopped == "budget" {
+		return "budget spent"
+	}
+	return r.Stopped
+}
+
 func (r *PlanReport) format(i int, x float64) string { return r.knobs[i].Format(x) }
 
 func (r *PlanReport) point(p *plan.Point) string {
@@ -510,16 +608,19 @@ func (r *PlanReport) stats(p *plan.Point) string {
 		if !c.Holds(s.Value()) {
 			mark = "MISSES " + c.String()
 		}
-		parts = append(parts, fmt.Sprintf("%s = %s (%s)", c.Metric, estimate(s), mark))
+		parts = append(parts, fmt.Sprintf("%s = %s (%s)", c.Metric, estimate(s, p.Reps), mark))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // estimate prints a constraint's estimate: mean ± half-width, or that it
 // grows with the run.
-func estimate(s plan.Stat) string {
-	if s.Unbounded {
+func estimate(s plan.Stat, reps int) string {
+	switch {
+	case s.Unbounded:
 		return "unbounded (grows with the run)"
+	case reps < 2:
+		return num(s.Mean) + " (no interval from one replication)"
 	}
 	return num(s.Mean) + " ± " + num(s.CI95)
 }
@@ -560,6 +661,8 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 		fmt.Fprintf(w, "\nanswer: %s = %s\n  %s  [%d replications%s]\n", r.Vary[0].Key, r.Answer, r.stats(res.Answer), res.Answer.Reps, r.undecided(res.Answer))
 	} else if len(res.Between) == 2 {
 		fmt.Fprintf(w, "\nno answer yet: the boundary lies between %s and %s\n", r.format(0, res.Between[0]), r.format(0, res.Between[1]))
+	} else if r.Stopped != "" {
+		fmt.Fprintf(w, "\nno answer yet: the search stopped (%s) before it could tell\n", r.stoppedWhy())
 	} else {
 		fmt.Fprintf(w, "\nno value of %s in %s..%s meets every constraint\n", r.Vary[0].Key, r.format(0, r.Vary[0].Lo), r.format(0, r.Vary[0].Hi))
 	}
@@ -573,7 +676,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 	if res.Fallback != "" {
 		how = "the whole grid, because " + res.Fallback
 	}
-	fmt.Fprintf(w, "search: %s; %d points, %d runs; replication r has the same seed at every point\n", how, len(res.Evidence), res.Runs)
+	fmt.Fprintf(w, "search: %s; %s, %s; replication r has the same seed at every point\n", how, count(len(res.Evidence), "point"), count(res.Runs, "run"))
 	if s := r.Steady; s != nil {
 		for _, warn := range s.Warnings {
 			fmt.Fprintf(w, "warning: the answer's run is not steady: %s\n", warn)
@@ -600,7 +703,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 		}
 		row = append(row, fmt.Sprint(p.Reps))
 		for k := range r.cons {
-			row = append(row, estimate(p.Stats[k]))
+			row = append(row, estimate(p.Stats[k], p.Reps))
 		}
 		meets := "yes"
 		if !p.Feasible {
@@ -638,6 +741,9 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 func (r *PlanReport) undecided(p *plan.Point) string {
 	if p.Decided {
 		return ""
+	}
+	if p.Reps < 2 {
+		return "; undecided: one replication gives no interval (raise --max-reps)"
 	}
 	for k, st := range p.Stats {
 		if c := r.cons[k]; c.InResolution(st) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"math"
@@ -133,21 +134,29 @@ func TestPlanMatchesGrid(t *testing.T) {
 // TestPlanBadInput: bad input exits 2 with a message naming the flag and
 // what is allowed.
 func TestPlanBadInput(t *testing.T) {
-	base := []string{"plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s"}
 	tests := []struct {
 		reason string
 		args   []string
 		want   []string
+		cas    string // the --case; Case2 if empty
 	}{
-		{"a goal on a metric that does not exist", []string{"--goal", "tpx>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal", "tpx", "allowed:", "tps"}},
-		{"an empty range", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=400MB/s..20MB/s:3"}, []string{"--vary", "is empty"}},
-		{"an unparsable constraint", []string{"--goal", "tps=>4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal", "METRIC OP NUMBER"}},
-		{"a parameter that is not numeric", []string{"--goal", "tps>=4000", "--vary", "commit.binlog_storage_engine=1..3"}, []string{"--vary", "not numeric", "integer, number, size, rate or duration"}},
-		{"a value, not a range", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=40MB/s"}, []string{"--vary", "want a range"}},
-		{"no constraint", []string{"--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal"}},
+		{"a goal on a metric that does not exist", []string{"--goal", "tpx>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal", "tpx", "allowed:", "tps"}, ""},
+		{"an empty range", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=400MB/s..20MB/s:3"}, []string{"--vary", "is empty"}, ""},
+		{"an unparsable constraint", []string{"--goal", "tps=>4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal", "METRIC OP NUMBER"}, ""},
+		{"a parameter that is not numeric", []string{"--goal", "tps>=4000", "--vary", "commit.binlog_storage_engine=1..3"}, []string{"--vary", "not numeric", "integer, number, size, rate or duration"}, ""},
+		{"a value, not a range", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=40MB/s"}, []string{"--vary", "want a range"}, ""},
+		{"no constraint", []string{"--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--goal"}, ""},
+		{"a non-integer range without a step", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s"}, []string{"--vary", ":N for N evenly spaced points"}, ""},
+		{"a typo in the key", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_maxx=20MB/s..40MB/s:3"}, []string{"--vary", "did you mean volume.bandwidth_max?"}, ""},
+		{"a preset", []string{"--goal", "tps>=4000", "--vary", "machine.preset=1..3"}, []string{"--vary", "names a preset, not a number"}, ""},
+		{"a --set on the varied key", []string{"--goal", "tps>=4000", "--set", "volume.bandwidth_max=50MB/s", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"--set volume.bandwidth_max and --vary"}, ""},
+		{"an output folder that does not exist", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3", "-o", "/nonexistent-simrun/x.json"}, []string{"-o", "does not exist"}, ""},
+		{"a plot that is not png or svg", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3", "--plot", "x.jpg"}, []string{"--plot", ".png or .svg"}, ""},
+		{"an unknown case", []string{"--goal", "tps>=4000", "--vary", "volume.bandwidth_max=20MB/s..40MB/s:3"}, []string{"did you mean Case9?"}, "Case99"},
 	}
 	for _, tc := range tests {
-		_, errOut, code := simrun(t, append(base, tc.args...)...)
+		cas := cmp.Or(tc.cas, "Case2")
+		_, errOut, code := simrun(t, append([]string{"plan", "binlog/quick", "--case", cas, "--set", "duration=1s"}, tc.args...)...)
 		if code != exitUsage {
 			t.Errorf("%s: exit %d, want 2 (%s)", tc.reason, code, errOut)
 		}
@@ -172,6 +181,15 @@ func TestPlanBudget(t *testing.T) {
 	rep := readPlan(t, out)
 	if len(rep.Result.Evidence) < 2 || rep.Result.Runs > 7 || rep.Result.Found {
 		t.Errorf("evidence %d points, %d runs, found %v: want the partial evidence kept", len(rep.Result.Evidence), rep.Result.Runs, rep.Result.Found)
+	}
+	if rep.Stopped != "budget" || !strings.Contains(errOut, "in "+out) || strings.Contains(errOut, "e+07") {
+		t.Errorf("stopped %q, stderr %q: want the budget marked, the next point in units and the evidence's file named", rep.Stopped, errOut)
+	}
+	// A budget spent before any answer is not "no value meets".
+	table, _, code := simrun(t, "plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s", "--set", "engine.index.splits=false",
+		"--goal", "tps>=3000", "--vary", "volume.bandwidth_max=20MB/s..400MB/s:39", "--budget", "3")
+	if code != exitFailure || strings.Contains(table, "meets every constraint") || !strings.Contains(table, "stopped (budget spent)") {
+		t.Errorf("exit %d, table:\n%s\nwant the stop said, not an infeasible range", code, table)
 	}
 }
 

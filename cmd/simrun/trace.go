@@ -53,11 +53,13 @@ func (e env) traceCmd(args []string) error {
 			return err
 		}
 	}
-	for _, c := range sc.Cases {
-		if (c.Name == *caseName || len(sc.Cases) == 1) && !traced[c.Config.Workload.Kind] {
-			return usagef("trace: case %s is a %s workload, which records no trace yet; trace a sysbench, fio or demo case",
-				c.Name, c.Config.Workload.Kind)
-		}
+	c, err := sc.Case(*caseName)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if !traced[c.Config.Workload.Kind] {
+		return usagef("trace: case %s is a %s workload, which records no trace yet; trace a sysbench, fio or demo case",
+			c.Name, c.Config.Workload.Kind)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -49,6 +50,22 @@ type Stat struct {
 	// Unbounded is set when a replication's sample was +Inf: the metric
 	// grows with the run's length; Mean and CI95 are then 0.
 	Unbounded bool `json:"unbounded,omitempty"`
+}
+
+// MarshalJSON writes Mean, CI95 and Resolution to 9 significant digits, as
+// simrun's results print their numbers (result.FormatNumber).
+func (s Stat) MarshalJSON() ([]byte, error) {
+	type stat struct {
+		Mean       any  `json:"mean"`
+		CI95       any  `json:"ci95"`
+		Resolution any  `json:"resolution,omitempty"`
+		Unbounded  bool `json:"unbounded,omitempty"`
+	}
+	out := stat{Mean: result.FormatNumber(s.Mean), CI95: result.FormatNumber(s.CI95), Unbounded: s.Unbounded}
+	if s.Resolution != 0 {
+		out.Resolution = result.FormatNumber(s.Resolution)
+	}
+	return json.Marshal(out)
 }
 
 // Value is the estimate a constraint is judged on: Mean, or +Inf when
@@ -99,8 +116,22 @@ type Front struct {
 }
 
 // ErrBudget is returned, with the evidence so far, when the budget of runs
-// is spent before the answer is known.
+// is spent before the answer is known; the error is a *BudgetError.
 var ErrBudget = errors.New("plan: budget spent")
+
+// BudgetError says how the budget ran out: Runs done of Budget, and the
+// point Next that needed Need more.
+type BudgetError struct {
+	Runs, Budget, Need int
+	Next               []float64
+}
+
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("%v: %d runs done of a budget of %d, the next point (%g) needs %d", ErrBudget, e.Runs, e.Budget, e.Next, e.Need)
+}
+
+// Is makes errors.Is(err, ErrBudget) hold.
+func (e *BudgetError) Is(target error) bool { return target == ErrBudget }
 
 // MetricError is returned when a constraint names a metric the runs do not
 // report.
@@ -385,7 +416,7 @@ func (s *searcher) point(x float64, phase string) (*Point, error) {
 		}
 		if s.cfg.Budget > 0 && s.res.Runs+want-reps > s.cfg.Budget {
 			if reps == 0 {
-				return nil, fmt.Errorf("%w: %d runs done of a budget of %d, the next point (%g) needs %d", ErrBudget, s.res.Runs, s.cfg.Budget, x, want)
+				return nil, &BudgetError{Runs: s.res.Runs, Budget: s.cfg.Budget, Need: want, Next: pt}
 			}
 			break // judge the point by what it has
 		}
@@ -453,11 +484,13 @@ func (s *searcher) judge(samples [][]float64) (stats []Stat, decided, stuck bool
 			st.CI95 += st.Resolution
 		}
 		stats[k] = st
-		d := c.decided(m, st.CI95)
+		// One replication has no interval: its spread is unknown, so
+		// nothing is decided or stuck until a second one runs.
+		d := len(xs) > 1 && c.decided(m, st.CI95)
 		all = all && d
 		failed = failed || (d && !c.Holds(m))
 		if !d {
-			stuck = stuck && c.InResolution(st) && h <= st.Resolution
+			stuck = stuck && len(xs) > 1 && c.InResolution(st) && h <= st.Resolution
 		}
 	}
 	decided = all || failed

@@ -313,6 +313,37 @@ func TestSearchUnbounded(t *testing.T) {
 	}
 }
 
+// TestSearchOneReplication: --min-reps 1 starts each point with one run,
+// which has no interval, so no point is decided on it: every bounded point
+// gets a second replication, and with --max-reps 1 none is decided.
+func TestSearchOneReplication(t *testing.T) {
+	axis := make([]float64, 0, 32)
+	for x := 1; x <= 32; x++ {
+		axis = append(axis, float64(x))
+	}
+	// Far from the threshold at every point: one run would look
+	// certain, at +-0, anywhere.
+	eval := evalOf(func(x []float64, r int) float64 { return 100*x[0] + float64(r%3) })
+	cons, _ := ParseConstraint("--goal", "tps>=1550")
+	for _, tc := range []struct {
+		max         int
+		wantDecided bool
+	}{{5, true}, {1, false}} {
+		res, err := Search(context.Background(), Config{Constraints: []Constraint{cons}, Axes: [][]float64{axis}, MinReps: 1, MaxReps: tc.max}, eval)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Found || res.Answer.X[0] != 16 {
+			t.Fatalf("max-reps %d: answer %+v, want 16", tc.max, res.Answer)
+		}
+		for _, p := range res.Evidence {
+			if p.Decided != tc.wantDecided || (tc.wantDecided && p.Reps < 2) {
+				t.Errorf("max-reps %d: point %v decided %v after %d replications", tc.max, p.X, p.Decided, p.Reps)
+			}
+		}
+	}
+}
+
 // TestSearchBudget: a budget too small for the search stops it with
 // ErrBudget, keeps the evidence and the bracket found so far.
 func TestSearchBudget(t *testing.T) {
