@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"os"
+	"reflect"
 	"regexp"
 	"sort"
 	"strings"
@@ -255,4 +256,42 @@ func section(doc, c string) string {
 		s = s[:i]
 	}
 	return s
+}
+
+// TestPlanDocCoversFields: every JSON field simrun plan writes is named in
+// docs/results.md's section on simrun.plan/v1.
+func TestPlanDocCoversFields(t *testing.T) {
+	b, err := os.ReadFile("../../docs/results.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, doc, _ := strings.Cut(string(b), "`simrun.plan/v1`")
+	seen := map[reflect.Type]bool{}
+	var walk func(reflect.Type)
+	walk = func(t0 reflect.Type) {
+		for t0.Kind() == reflect.Pointer || t0.Kind() == reflect.Slice {
+			t0 = t0.Elem()
+		}
+		if t0.Kind() != reflect.Struct || seen[t0] || t0.PkgPath() == "simrun/internal/result" {
+			return // result's types are documented with the rows
+		}
+		seen[t0] = true
+		for i := range t0.NumField() {
+			f := t0.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if !f.IsExported() || name == "-" || name == "" {
+				continue
+			}
+			if !strings.Contains(doc, "`"+name+"`") {
+				t.Errorf("docs/results.md does not document simrun.plan/v1's %s.%s (json %q)", t0.Name(), f.Name, name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(PlanReport{}))
+	for _, name := range []string{"mean", "ci95", "resolution", "unbounded"} { // plan.Stat's MarshalJSON
+		if !strings.Contains(doc, "`"+name+"`") {
+			t.Errorf("docs/results.md does not document a stat's %q", name)
+		}
+	}
 }
