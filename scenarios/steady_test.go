@@ -507,3 +507,35 @@ func TestSteadyVolumeQueue(t *testing.T) {
 		}
 	}
 }
+
+// TestTwinReplicaScheduler: a replica catching up on a backlog without
+// binary logs is bound by its serial scheduler, and the twin's bound is
+// the simulation's throughput: the MTA's coordinator parses every event
+// of a transaction, CSA's scheduler only the GTID event (its workers the
+// rest), so CSA's bound does not fall with the updates per transaction.
+func TestTwinReplicaScheduler(t *testing.T) {
+	sc := mustLoad(t, "replication/csa-vs-mta")
+	if err := sc.Override("applier.backlog_trx", int64(100_000), Source{Kind: "flag", Name: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"nologs-1u-backlog-mta", "nologs-10u-backlog-mta", "nologs-1u-backlog-csa", "nologs-10u-backlog-csa"}
+	d, err := Run(context.Background(), sc, Options{Cases: names, Analyse: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := map[string]float64{}
+	for _, r := range d.Cases {
+		tw := r.Twin
+		if tw == nil || tw.Bound != "coordinator" || math.Abs(tw.GapPct) > 2 || tw.Flagged {
+			t.Errorf("%s: twin %+v, want the coordinator's bound within 2 %% of the simulation", r.Name, tw)
+			continue
+		}
+		bound[r.Name] = tw.TPS
+	}
+	if mta1, mta10 := bound["nologs-1u-backlog-mta"], bound["nologs-10u-backlog-mta"]; !(mta10 < 0.8*mta1) {
+		t.Errorf("MTA coordinator bound %.0f at 10 updates, %.0f at 1: want it to fall with the events it parses", mta10, mta1)
+	}
+	if csa1, csa10 := bound["nologs-1u-backlog-csa"], bound["nologs-10u-backlog-csa"]; csa1 != csa10 {
+		t.Errorf("CSA scheduler bound %.0f at 10 updates, %.0f at 1: want it the same (GTID events only)", csa10, csa1)
+	}
+}

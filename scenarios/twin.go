@@ -67,14 +67,16 @@ func sysbenchTwin(c *Case, m result.Metrics) *result.Twin {
 
 func applierTwin(c *Case, m result.Metrics) *result.Twin {
 	tps, ok := metric(m, "applier.tps")
-	events, _ := metric(m, "applier.trx_events")
 	updates, _ := metric(m, "applier.updates_per_trx")
-	if !ok || !(events > 0) {
+	if !ok || !(updates >= 0) {
 		return nil
 	}
 	a := c.Config.Applier
-	coord := a.CPU.SchedulePerTrx.Seconds() + events*a.CPU.ParsePerEvent.Seconds()
-	cpu := a.CPU.ApplyPerTrx.Seconds() + updates*a.CPU.ApplyPerUpdate.MeanDuration().Seconds() + a.CPU.CommitPerTrx.Seconds()
+	// The configured CPU per transaction, where the applier pays it: the
+	// MTA's coordinator parses every event, CSA's scheduler only the GTID
+	// event and its workers the rest.
+	d := a.Demand(int(math.Round(updates)))
+	coord, cpu := d.Scheduler.Seconds(), d.Worker.Seconds()
 	// A worker holds its transaction until the commit is durable: the
 	// wait for the log syncs, as measured, is part of its demand (not of
 	// the CPU's).

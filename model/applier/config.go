@@ -303,6 +303,47 @@ func (e Events) trx(n int) (events int, bytes int64) {
 	return 2*n + 3, int64(e.GTID+e.Begin+e.Xid) + int64(n)*int64(e.TableMap+e.UpdateRows)
 }
 
+// parseCosts returns the CPU of reading and parsing a relay-logged
+// transaction of n updates: its GTID event, the rest of its events, and
+// (compressed) the decompression and parse of the payload's events.
+func (c Config) parseCosts(n int) (gtid, rest, inflate time.Duration) {
+	events, bytes, inner := c.relay(n)
+	per := time.Duration(c.CPU.ParsePerEvent)
+	gtid = per + bytesTime(int64(c.Events.GTID), c.CPU.ParseRate)
+	rest = time.Duration(events-1)*per + bytesTime(bytes-int64(c.Events.GTID), c.CPU.ParseRate)
+	if inner > 0 {
+		// The payload's 2N+2 events are decoded as if read from the relay
+		// log, after zstd has restored their bytes.
+		all, _ := c.Events.trx(n)
+		inflate = bytesTime(inner, c.Compression.DecompressRate) + time.Duration(all-1)*per + bytesTime(inner, c.CPU.ParseRate)
+	}
+	return gtid, rest, inflate
+}
+
+// Demand is the mean CPU one transaction asks of the applier's serial
+// scheduler (the MTA's coordinator, CSA's scheduler) and of the worker
+// that applies it, from the configured costs, charged where the replica
+// charges them.
+type Demand struct{ Scheduler, Worker time.Duration }
+
+// Demand returns the demand of a transaction of n updates. The MTA's
+// coordinator reads every event; CSA's scheduler reads only the GTID
+// event, its worker the rest. Unless GTID_ONLY, an MTA worker also updates
+// its row of mysql.slave_worker_info.
+func (c Config) Demand(n int) Demand {
+	gtid, rest, inflate := c.parseCosts(n)
+	upd := time.Duration(c.CPU.ApplyPerUpdate.MeanDuration())
+	apply := time.Duration(c.CPU.ApplyPerTrx) + time.Duration(n)*upd + time.Duration(c.CPU.CommitPerTrx)
+	sched := time.Duration(c.CPU.SchedulePerTrx)
+	if c.Version == "csa" {
+		return Demand{Scheduler: gtid + sched, Worker: rest + inflate + apply}
+	}
+	if !c.MTA.GTIDOnly {
+		apply += upd
+	}
+	return Demand{Scheduler: gtid + sched + rest, Worker: inflate + apply}
+}
+
 // relay returns what the relay log holds of a transaction of n updates:
 // its events and bytes, and the uncompressed bytes a worker decompresses
 // (0 without compression). Compressed, the events after the GTID event

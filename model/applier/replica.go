@@ -187,20 +187,11 @@ func newReplica(env *sim.Env, cfg Config, cores int, vol disk.Config) (*replica,
 		return nil, err
 	}
 	r.srv, r.cpu = srv, srv.CPU()
-	var inner int64
-	r.nEvents, r.trxBytes, inner = cfg.relay(r.nUpd)
+	r.nEvents, r.trxBytes, _ = cfg.relay(r.nUpd)
 	r.applyTrx = time.Duration(cfg.CPU.ApplyPerTrx)
 	r.updDist, _ = cfg.CPU.ApplyPerUpdate.Dist() // validated
 	r.updRNG = env.Stream("applier/apply")
-	r.gtidCost = time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(int64(cfg.Events.GTID), cfg.CPU.ParseRate)
-	r.restCost = time.Duration(r.nEvents-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(r.trxBytes-int64(cfg.Events.GTID), cfg.CPU.ParseRate)
-	if inner > 0 {
-		// The payload's 2N+2 events are decoded as if read from the relay
-		// log, after zstd has restored their bytes.
-		all, _ := cfg.Events.trx(r.nUpd)
-		r.inflateCost = bytesTime(inner, cfg.Compression.DecompressRate) +
-			time.Duration(all-1)*time.Duration(cfg.CPU.ParsePerEvent) + bytesTime(inner, cfg.CPU.ParseRate)
-	}
+	r.gtidCost, r.restCost, r.inflateCost = cfg.parseCosts(r.nUpd)
 	r.ring = newTrxRing(1024)
 	r.regNext = 1
 	r.durable = func(a any) { r.finishCommit(a.(*worker).seq) }
