@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"simrun/internal/result"
 )
 
@@ -260,6 +262,81 @@ func TestModelDeterminism(t *testing.T) {
 			}
 			if !bytes.Equal(b, whole) {
 				t.Fatal("sharded and merged sweep differs from the whole sweep")
+			}
+		})
+	}
+}
+
+// TestRowLabels: the progress lines name each row's point as people read
+// it, the way the warnings after the run do: a number in its key's unit
+// (not the override "40000000B/s"), an inline table as TOML text (not Go's
+// map[...]), a plain value as given.
+func TestRowLabels(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		scenario string
+		cases    []string
+		sweep    []string // --set arguments
+		want     []string
+	}{
+		{
+			name: "rate range", scenario: "binlog/quick", cases: []string{"Case2"},
+			sweep: []string{"volume.bandwidth_max=40MB/s..120MB/s:3"},
+			want: []string{
+				"Case2 [volume.bandwidth_max=40MB/s]",
+				"Case2 [volume.bandwidth_max=80MB/s]",
+				"Case2 [volume.bandwidth_max=120MB/s]",
+			},
+		},
+		{
+			name: "rate and size list", scenario: "binlog/quick", cases: []string{"Case2"},
+			sweep: []string{"volume.bandwidth_max=54MB/s", "engine.redo.log_file_size=96MiB,1GiB"},
+			want: []string{
+				"Case2 [volume.bandwidth_max=54MB/s engine.redo.log_file_size=96MiB]",
+				"Case2 [volume.bandwidth_max=54MB/s engine.redo.log_file_size=1GiB]",
+			},
+		},
+		{
+			name: "duration and plain number", scenario: "demo/mmc", cases: []string{"mm4"},
+			sweep: []string{"duration=1500ms", "workload.demo.servers=4,8"},
+			want: []string{
+				"mm4 [duration=1.5s workload.demo.servers=4]",
+				"mm4 [duration=1.5s workload.demo.servers=8]",
+			},
+		},
+		{
+			name: "inline table", scenario: "demo/mmc", cases: []string{"mm4"},
+			sweep: []string{`workload.demo.service=1ms,{ mean = "1ms", dist = "exponential" }`},
+			want: []string{
+				"mm4 [workload.demo.service=1ms]",
+				`mm4 [workload.demo.service={ dist = "exponential", mean = "1ms" }]`,
+			},
+		},
+		{
+			name: "no sweep", scenario: "demo/mmc", cases: []string{"md4"},
+			want: []string{"md4"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := mustLoad(t, tt.scenario)
+			opt := Options{Cases: tt.cases}
+			for _, s := range tt.sweep {
+				a, err := ParseSet(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Sweep = append(opt.Sweep, a)
+			}
+			rows, err := Plan(sc, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rows {
+				got = append(got, rowLabel(r))
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("labels (-want +got):\n%s", d)
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -260,7 +261,7 @@ func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][
 	for i, c := range doc.Cases {
 		rows[i] = []string{c.Name}
 		for _, a := range doc.Sweep {
-			rows[i] = append(rows[i], result.FormatValue(c.Point[a.Key]))
+			rows[i] = append(rows[i], sweptCell(a, c.Point[a.Key]))
 		}
 	}
 	// What binds each row, beside its name: it explains the numbers after it.
@@ -322,6 +323,20 @@ func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][
 	}
 	return header, rows, hidden, err
 }
+
+// sweptCell prints a row's value of a swept key as people read it: in the
+// key's unit (40MB/s, 1.5ms), a plain number with thousands separators, an
+// inline table as TOML text. The JSON and CSV keep the number.
+func sweptCell(a result.Axis, v any) string {
+	s := a.Format(v)
+	if _, ok := result.Float(v); ok && a.Unit == "" && plainNumber.MatchString(s) {
+		s = group(s)
+	}
+	return s
+}
+
+// plainNumber matches a number group can separate: no exponent.
+var plainNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
 
 func hasBottleneck(doc *result.Document) bool {
 	for _, c := range doc.Cases {

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"simrun/internal/result"
 )
 
@@ -129,5 +131,104 @@ func TestTableDropsRepeatedColumns(t *testing.T) {
 	h, _, _, err := runTable(d, tableOptions{})
 	if err != nil || strings.Join(h, "|") != "case|tps|applier cpu util %" {
 		t.Errorf("header %q, %v", h, err)
+	}
+}
+
+// TestSweptCells: a swept column shows each value as people read it: in
+// its key's unit, a plain number with thousands separators, an inline
+// table as TOML text; the JSON and CSV keep the number.
+func TestSweptCells(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		axis result.Axis
+		v    any
+		want string
+	}{
+		{"rate", result.Axis{Unit: "bytes/s"}, int64(40000000), "40MB/s"},
+		{"rate not round", result.Axis{Unit: "bytes/s"}, int64(123456789), "123.5MB/s"},
+		{"size", result.Axis{Unit: "bytes"}, int64(96 << 20), "96MiB"},
+		{"duration", result.Axis{Unit: "s"}, 0.0015, "1.5ms"},
+		{"plain integer", result.Axis{}, int64(100000), "100,000"},
+		{"plain small", result.Axis{}, int64(8), "8"},
+		{"plain float", result.Axis{}, 1234.5, "1,234.5"},
+		{"plain huge float keeps its exponent", result.Axis{}, 1.5e22, "1.5e+22"},
+		{"string", result.Axis{}, "1ms", "1ms"},
+		{"inline table", result.Axis{}, map[string]any{"mean": "1ms", "dist": "exponential"}, `{ dist = "exponential", mean = "1ms" }`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sweptCell(tt.axis, tt.v); got != tt.want {
+				t.Errorf("sweptCell(%+v, %#v) = %q, want %q", tt.axis, tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+// sweepDoc is a sweep's result as Run reports it: cases at points of the
+// given axis, the metrics tps of each row.
+func sweepDoc(axis result.Axis, rows []sweepRow) *result.Document {
+	d := result.New("demo-mmc")
+	d.Seed, d.Duration, d.Warmup = 42, 5, 2
+	d.Sweep = []result.Axis{axis}
+	for _, r := range rows {
+		d.Cases = append(d.Cases, result.Case{Name: r.name, Point: map[string]any{axis.Key: r.at},
+			Metrics: result.Metrics{"throughput_per_s": r.tps, "latency_ms": result.Metrics{"avg": r.tps / 1000}}})
+	}
+	return d
+}
+
+type sweepRow struct {
+	name string
+	at   any
+	tps  float64
+}
+
+// TestSweepTable: the swept column of the table prints each value in its
+// unit (40MB/s, not 40000000) or as TOML text (not map[...]).
+func TestSweepTable(t *testing.T) {
+	exp := map[string]any{"dist": "exponential", "mean": "1ms"}
+	for _, tt := range []struct {
+		name       string
+		doc        *result.Document
+		wantHeader []string
+		wantCells  []string // the swept column
+	}{
+		{
+			name: "rate",
+			doc: sweepDoc(result.Axis{Key: "volume.bandwidth_max", Unit: "bytes/s", Values: []any{int64(40e6), int64(400e6)}},
+				[]sweepRow{{"Case2", int64(40e6), 1528}, {"Case2", int64(400e6), 3956}}),
+			wantHeader: []string{"case", "bandwidth_max", "throughput/s", "latency avg ms"},
+			wantCells:  []string{"40MB/s", "400MB/s"},
+		},
+		{
+			name: "inline table",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.service", Values: []any{"1ms", exp}},
+				[]sweepRow{{"mm4", "1ms", 3046}, {"mm4", exp, 3047}}),
+			wantHeader: []string{"case", "service", "throughput/s", "latency avg ms"},
+			wantCells:  []string{"1ms", `{ dist = "exponential", mean = "1ms" }`},
+		},
+		{
+			name: "plain number",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.arrival_rate", Values: []any{2000.0, 12500.0}},
+				[]sweepRow{{"mm4", 2000.0, 2000}, {"mm4", 12500.0, 4000}}),
+			wantHeader: []string{"case", "arrival_rate", "throughput/s", "latency avg ms"},
+			wantCells:  []string{"2,000", "12,500"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			header, rows, _, err := runTable(tt.doc, tableOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.wantHeader, header); d != "" {
+				t.Errorf("header (-want +got):\n%s", d)
+			}
+			var cells []string
+			for _, r := range rows {
+				cells = append(cells, r[1])
+			}
+			if d := cmp.Diff(tt.wantCells, cells); d != "" {
+				t.Errorf("swept column (-want +got):\n%s", d)
+			}
+		})
 	}
 }
