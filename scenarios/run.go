@@ -206,6 +206,42 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 	return rows, nil
 }
 
+// CaseAt returns the named case as a sweep ran it at one row of its
+// result: the row's point (point, as the result reports it: numbers in
+// the key's base unit) applied to the case as --set overrides. It tells
+// the values a row actually ran with, for what a report says about them.
+func (sc *Scenario) CaseAt(name string, sweep []result.Axis, point map[string]any) (*Case, error) {
+	var c *Case
+	for _, x := range sc.Cases {
+		if x.Name == name {
+			c = x
+			break
+		}
+	}
+	if c == nil {
+		return nil, fmt.Errorf("no case %q", name)
+	}
+	if len(sweep) == 0 {
+		return c, nil
+	}
+	sets := make([]Set, 0, len(sweep))
+	for _, a := range sweep {
+		v, ok := point[a.Key]
+		if !ok {
+			return nil, fmt.Errorf("case %s: the point has no value for %s", name, a.Key)
+		}
+		// A numeric key's reported number goes back in with its unit (a
+		// bare number is not a rate or a size).
+		if k, err := sc.Knob(a.Key); err == nil {
+			if x, ok := result.Float(v); ok {
+				v = k.Value(x)
+			}
+		}
+		sets = append(sets, Set{Key: a.Key, Value: v})
+	}
+	return c.With(sets, Source{Kind: "flag", Name: "--set"})
+}
+
 func selectCases(sc *Scenario, names []string) ([]*Case, error) {
 	if len(names) == 0 {
 		return sc.Cases, nil

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"simrun/internal/result"
+	"simrun/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the goldens under testdata/")
@@ -230,5 +231,124 @@ func TestSweepTable(t *testing.T) {
 				t.Errorf("swept column (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// TestIdenticalNotesInSweep: the note on cases with identical results
+// names the settings they differ in as the rows ran them: a sweep that
+// overrides the setting in which the cases differ leaves nothing between
+// them, and a note true at some points only names those points.
+func TestIdenticalNotesInSweep(t *testing.T) {
+	sc, err := scenarios.Load("demo/mmc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const services = `service ({ dist = "exponential", mean = "1ms" } vs { dist = "constant", value = "1ms" } vs { dist = "lognormal", median = "490us", p99 = "8ms" })`
+	exp := map[string]any{"dist": "exponential", "mean": "1ms"}
+	// rows puts mm4, md4 and mg4-lognormal at each point with the same
+	// results when same[i], different ones otherwise, and mm4-busy apart.
+	rows := func(points []any, same []bool) []sweepRow {
+		var out []sweepRow
+		for j, c := range []string{"mm4", "md4", "mg4-lognormal", "mm4-busy"} {
+			for i, p := range points {
+				tps := 3000.0 + float64(i)
+				if !same[i] || c == "mm4-busy" {
+					tps += float64(j+1) * 10
+				}
+				out = append(out, sweepRow{c, p, tps})
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name       string
+		doc        *result.Document
+		wantNotes  []string
+		wantLabels map[string]string
+	}{
+		{
+			name: "no sweep: the cases differ in service",
+			doc: func() *result.Document {
+				d := sweepDoc(result.Axis{Key: "x"}, rows([]any{nil}, []bool{true}))
+				d.Sweep = nil
+				for i := range d.Cases {
+					d.Cases[i].Point = nil
+				}
+				return d
+			}(),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results: they differ only in " + services + ", and nothing on their path in this run depends on it."},
+			wantLabels: map[string]string{
+				"mm4":           `arrival_rate=3000 service={ dist = "exponential", mean = "1ms" }`,
+				"md4":           `arrival_rate=3000 service={ dist = "constant", value = "1ms" }`,
+				"mg4-lognormal": `arrival_rate=3000 service={ dist = "lognormal", median = "490us", p99 = "8ms" }`,
+				"mm4-busy":      `arrival_rate=3600 service={ dist = "exponential", mean = "1ms" }`,
+			},
+		},
+		{
+			name: "the sweep sets service: nothing differs, said once",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.service", Values: []any{"1ms", exp}},
+				rows([]any{"1ms", exp}, []bool{true, true})),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results: nothing on their path differs."},
+			wantLabels: map[string]string{
+				"mm4": "arrival_rate=3000", "md4": "arrival_rate=3000", "mg4-lognormal": "arrival_rate=3000", "mm4-busy": "arrival_rate=3600",
+			},
+		},
+		{
+			name: "the sweep leaves service alone; identical at one point of two",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.servers", Values: []any{int64(4), int64(8)}},
+				rows([]any{int64(4), int64(8)}, []bool{false, true})),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results at servers=8: they differ only in " + services + ", and nothing on their path in this run depends on it."},
+			wantLabels: map[string]string{
+				"mm4":           `arrival_rate=3000 service={ dist = "exponential", mean = "1ms" }`,
+				"md4":           `arrival_rate=3000 service={ dist = "constant", value = "1ms" }`,
+				"mg4-lognormal": `arrival_rate=3000 service={ dist = "lognormal", median = "490us", p99 = "8ms" }`,
+				"mm4-busy":      `arrival_rate=3600 service={ dist = "exponential", mean = "1ms" }`,
+			},
+		},
+		{
+			name: "the sweep sets arrival_rate: mm4-busy no longer stands apart",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.arrival_rate", Values: []any{2000.0, 2500.0}},
+				rows([]any{2000.0, 2500.0}, []bool{true, true})),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results: they differ only in " + services + ", and nothing on their path in this run depends on it."},
+			wantLabels: map[string]string{
+				"mm4":           `service={ dist = "exponential", mean = "1ms" }`,
+				"md4":           `service={ dist = "constant", value = "1ms" }`,
+				"mg4-lognormal": `service={ dist = "lognormal", median = "490us", p99 = "8ms" }`,
+				"mm4-busy":      `service={ dist = "exponential", mean = "1ms" }`,
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := caseSettings(sc, nil).inRun(tt.doc)
+			if d := cmp.Diff(tt.wantNotes, identicalNotes(tt.doc, st)); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+			labels := map[string]string{}
+			for _, c := range tt.doc.Cases {
+				labels[c.Name] = st.label(c.Name)
+			}
+			if d := cmp.Diff(tt.wantLabels, labels); d != "" {
+				t.Errorf("labels (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestSettingsWithout: when a row cannot be resolved, the keys a sweep set
+// (or set inside) are left out, not reported with the file's values.
+func TestSettingsWithout(t *testing.T) {
+	st := &settings{keys: []string{"workload.demo.service", "workload.demo.arrival_rate", "machine.cpu.cores"}}
+	for _, tt := range []struct {
+		sweep []result.Axis
+		want  []string
+	}{
+		{nil, st.keys},
+		{[]result.Axis{{Key: "workload.demo.service"}}, []string{"workload.demo.arrival_rate", "machine.cpu.cores"}},
+		{[]result.Axis{{Key: "machine"}, {Key: "workload.demo.arrival_rate"}}, []string{"workload.demo.service"}},
+		{[]result.Axis{{Key: "workload.demo.serv"}}, st.keys},
+	} {
+		if d := cmp.Diff(tt.want, st.without(tt.sweep).keys); d != "" {
+			t.Errorf("without %v (-want +got):\n%s", tt.sweep, d)
+		}
 	}
 }
