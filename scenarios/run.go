@@ -149,6 +149,9 @@ type Row struct {
 	// Report holds the point's values as the result reports them (numbers
 	// in the key's base unit for numeric keys), parallel to Point.
 	Report []any
+	// Units are the keys' units ("bytes/s", "s", ...; "" for a plain
+	// number or a value reported as given), parallel to Point.
+	Units []string
 }
 
 // Plan selects the cases, expands the sweep grid and validates every row.
@@ -171,6 +174,10 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 		return nil, err
 	}
 	points, reports := grid(axes)
+	var units []string
+	for _, a := range axes {
+		units = append(units, a.Unit)
+	}
 	var rows []Row
 	var e errs
 	src := Source{Kind: "flag", Name: "--set"}
@@ -190,13 +197,49 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 				}
 				rc = d
 			}
-			rows = append(rows, Row{Index: len(rows), Case: rc, Point: pt, Report: reports[pi]})
+			rows = append(rows, Row{Index: len(rows), Case: rc, Point: pt, Report: reports[pi], Units: units})
 		}
 	}
 	if err := e.err(); err != nil {
 		return nil, err
 	}
 	return rows, nil
+}
+
+// CaseAt returns the named case as a sweep ran it at one row of its
+// result: the row's point (point, as the result reports it: numbers in
+// the key's base unit) applied to the case as --set overrides. It tells
+// the values a row actually ran with, for what a report says about them.
+func (sc *Scenario) CaseAt(name string, sweep []result.Axis, point map[string]any) (*Case, error) {
+	var c *Case
+	for _, x := range sc.Cases {
+		if x.Name == name {
+			c = x
+			break
+		}
+	}
+	if c == nil {
+		return nil, fmt.Errorf("no case %q", name)
+	}
+	if len(sweep) == 0 {
+		return c, nil
+	}
+	sets := make([]Set, 0, len(sweep))
+	for _, a := range sweep {
+		v, ok := point[a.Key]
+		if !ok {
+			return nil, fmt.Errorf("case %s: the point has no value for %s", name, a.Key)
+		}
+		// A numeric key's reported number goes back in with its unit (a
+		// bare number is not a rate or a size).
+		if k, err := sc.Knob(a.Key); err == nil {
+			if x, ok := result.Float(v); ok {
+				v = k.Value(x)
+			}
+		}
+		sets = append(sets, Set{Key: a.Key, Value: v})
+	}
+	return c.With(sets, Source{Kind: "flag", Name: "--set"})
 }
 
 func selectCases(sc *Scenario, names []string) ([]*Case, error) {
@@ -412,13 +455,24 @@ func complete(ms []result.Metrics) bool {
 	return true
 }
 
+// rowLabel names a row in progress lines and errors: its case and, in a
+// sweep, its point as people read it, each value in its key's unit and an
+// inline table as TOML text (Case2 [volume.bandwidth_max=40MB/s]), the way
+// the warnings after the run name it.
 func rowLabel(r Row) string {
 	if len(r.Point) == 0 {
 		return r.Case.Name
 	}
 	var parts []string
-	for _, s := range r.Point {
-		parts = append(parts, fmt.Sprintf("%s=%v", s.Key, s.Value))
+	for i, s := range r.Point {
+		v, unit := s.Value, ""
+		if i < len(r.Report) {
+			v = r.Report[i]
+		}
+		if i < len(r.Units) {
+			unit = r.Units[i]
+		}
+		parts = append(parts, s.Key+"="+result.FormatPoint(v, unit))
 	}
 	return r.Case.Name + " [" + strings.Join(parts, " ") + "]"
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
 	"simrun/internal/result"
 )
 
@@ -263,4 +265,172 @@ func TestModelDeterminism(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRowLabels: the progress lines name each row's point as people read
+// it, the way the warnings after the run do: a number in its key's unit
+// (not the override "40000000B/s"), an inline table as TOML text (not Go's
+// map[...]), a plain value as given.
+func TestRowLabels(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		scenario string
+		cases    []string
+		sweep    []string // --set arguments
+		want     []string
+	}{
+		{
+			name: "rate range", scenario: "binlog/quick", cases: []string{"Case2"},
+			sweep: []string{"volume.bandwidth_max=40MB/s..120MB/s:3"},
+			want: []string{
+				"Case2 [volume.bandwidth_max=40MB/s]",
+				"Case2 [volume.bandwidth_max=80MB/s]",
+				"Case2 [volume.bandwidth_max=120MB/s]",
+			},
+		},
+		{
+			name: "rate and size list", scenario: "binlog/quick", cases: []string{"Case2"},
+			sweep: []string{"volume.bandwidth_max=54MB/s", "engine.redo.log_file_size=96MiB,1GiB"},
+			want: []string{
+				"Case2 [volume.bandwidth_max=54MB/s engine.redo.log_file_size=96MiB]",
+				"Case2 [volume.bandwidth_max=54MB/s engine.redo.log_file_size=1GiB]",
+			},
+		},
+		{
+			name: "duration and plain number", scenario: "demo/mmc", cases: []string{"mm4"},
+			sweep: []string{"duration=1500ms", "workload.demo.servers=4,8"},
+			want: []string{
+				"mm4 [duration=1.5s workload.demo.servers=4]",
+				"mm4 [duration=1.5s workload.demo.servers=8]",
+			},
+		},
+		{
+			name: "inline table", scenario: "demo/mmc", cases: []string{"mm4"},
+			sweep: []string{`workload.demo.service=1ms,{ mean = "1ms", dist = "exponential" }`},
+			want: []string{
+				"mm4 [workload.demo.service=1ms]",
+				`mm4 [workload.demo.service={ dist = "exponential", mean = "1ms" }]`,
+			},
+		},
+		{
+			name: "no sweep", scenario: "demo/mmc", cases: []string{"md4"},
+			want: []string{"md4"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := mustLoad(t, tt.scenario)
+			opt := Options{Cases: tt.cases}
+			for _, s := range tt.sweep {
+				a, err := ParseSet(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Sweep = append(opt.Sweep, a)
+			}
+			rows, err := Plan(sc, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rows {
+				got = append(got, rowLabel(r))
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("labels (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestCaseAt: a case at a row of a sweep's result has the values the row
+// ran with, read back from the point as the result reports it (a rate as
+// a number of bytes/s, a duration in seconds, a table as given), and the
+// same parameters as the case Plan made for that row.
+func TestCaseAt(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		scenario string
+		sweep    []string
+		want     map[string]string // case/key -> value ran with
+	}{
+		{
+			name: "rate", scenario: "binlog/quick", sweep: []string{"volume.bandwidth_max=40MB/s..400MB/s:2"},
+			want: map[string]string{"Case2/volume.bandwidth_max": "40MB/s"},
+		},
+		{
+			name: "inline table overrides every case's", scenario: "demo/mmc",
+			sweep: []string{`workload.demo.service={ dist = "exponential", mean = "1ms" }`, "warmup=1500ms"},
+			want: map[string]string{
+				"mm4/workload.demo.service":           `{ dist = "exponential", mean = "1ms" }`,
+				"md4/workload.demo.service":           `{ dist = "exponential", mean = "1ms" }`,
+				"mg4-lognormal/workload.demo.service": `{ dist = "exponential", mean = "1ms" }`,
+				"md4/warmup":                          "1.5s",
+			},
+		},
+		{
+			name: "count", scenario: "demo/mmc", sweep: []string{"workload.demo.arrival_rate=2k,2.5k"},
+			want: map[string]string{"mm4/workload.demo.arrival_rate": "2000"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := mustLoad(t, tt.scenario)
+			var opt Options
+			for _, s := range tt.sweep {
+				a, err := ParseSet(s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				opt.Sweep = append(opt.Sweep, a)
+			}
+			rows, err := Plan(sc, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			axes, err := ResolveAxes(sc, opt.Sweep)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sweep []result.Axis
+			for _, a := range axes {
+				sweep = append(sweep, result.Axis{Key: a.Key, Values: a.Report, Unit: a.Unit})
+			}
+			got, seen := map[string]string{}, map[string]bool{}
+			for _, r := range rows {
+				rc := rowCase(r, sc.Base.Settings, nil)
+				c, err := sc.CaseAt(rc.Name, sweep, rc.Point)
+				if err != nil {
+					t.Fatalf("%s: %v", rowLabel(r), err)
+				}
+				if d := cmp.Diff(paramMap(r.Case), paramMap(c)); d != "" {
+					t.Errorf("%s: parameters differ from the row's (-row +CaseAt):\n%s", rowLabel(r), d)
+				}
+				// Each case's values at its first point.
+				for k, v := range paramMap(c) {
+					if _, ok := tt.want[c.Name+"/"+k]; ok && !seen[c.Name+"/"+k] {
+						seen[c.Name+"/"+k] = true
+						got[c.Name+"/"+k] = v
+					}
+				}
+			}
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("values (-want +got):\n%s", d)
+			}
+		})
+	}
+	sc := mustLoad(t, "demo/mmc")
+	sweep := []result.Axis{{Key: "workload.demo.servers", Values: []any{int64(4)}}}
+	if _, err := sc.CaseAt("nope", sweep, map[string]any{"workload.demo.servers": int64(4)}); err == nil || !strings.Contains(err.Error(), `no case "nope"`) {
+		t.Errorf("unknown case: %v", err)
+	}
+	if _, err := sc.CaseAt("mm4", sweep, map[string]any{}); err == nil || !strings.Contains(err.Error(), "no value for workload.demo.servers") {
+		t.Errorf("point without the swept key: %v", err)
+	}
+}
+
+func paramMap(c *Case) map[string]string {
+	m := map[string]string{}
+	for _, p := range c.Params() {
+		m[p.Key] = p.Value
+	}
+	return m
 }

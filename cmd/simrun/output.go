@@ -65,7 +65,9 @@ func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) e
 			fmt.Fprintln(bw, st.dim(l))
 		}
 	}
-	if opt.cases != nil {
+	// The settings as the rows ran them: a sweep's overrides applied.
+	cases := opt.cases.inRun(doc)
+	if cases != nil {
 		fmt.Fprintln(bw)
 		width := 0
 		for _, c := range doc.Cases {
@@ -73,18 +75,14 @@ func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) e
 		}
 		shown := map[string]bool{}
 		for _, c := range doc.Cases {
-			if l := opt.cases.label(c.Name); l != "" && !shown[c.Name] {
+			if l := cases.label(c.Name); l != "" && !shown[c.Name] {
 				shown[c.Name] = true
 				note(fmt.Sprintf("%-*s = %s", width, c.Name, l), width+3)
 			}
 		}
 	}
-	for _, g := range identicalGroups(doc) {
-		why := "nothing on their path differs"
-		if d := opt.cases.differ(g); len(d) > 0 {
-			why = fmt.Sprintf("they differ only in %s, and nothing on their path in this run depends on it", strings.Join(d, ", "))
-		}
-		note(fmt.Sprintf("%s give identical results: %s.", joinAnd(g), why), 2)
+	for _, n := range identicalNotes(doc, cases) {
+		note(n, 2)
 	}
 	if len(hidden) > 0 {
 		note(fmt.Sprintf("(%d more columns do not fit in %d columns: %s; choose with --metrics, or use --format csv)",

@@ -66,3 +66,65 @@ func TestProgressLinesInLogs(t *testing.T) {
 		t.Errorf("control characters in a log: %q", errOut)
 	}
 }
+
+// TestSweepLinesInUnits: a sweep's progress lines and table name each
+// point as the warnings do, in the key's unit or as TOML text, while the
+// CSV and JSON keep the numbers (the public contract).
+func TestSweepLinesInUnits(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		args     []string
+		want     []string // in the table and the progress lines
+		wantData []string // in the CSV and JSON
+		never    []string // anywhere a person reads
+	}{
+		{
+			name: "rate",
+			args: []string{"sweep", "binlog/quick", "--case", "Case2", "--duration", "1s", "--set", "volume.bandwidth_max=40MB/s..400MB/s:2"},
+			want: []string{
+				"simrun: done Case2 [volume.bandwidth_max=40MB/s] (", "simrun: done Case2 [volume.bandwidth_max=400MB/s] (",
+				"\nCase2         40MB/s ", "\nCase2        400MB/s ",
+			},
+			wantData: []string{"Case2,40000000,", "Case2,400000000,", `"key": "volume.bandwidth_max"`, "40000000,\n        400000000\n"},
+			never:    []string{"40000000", "0B/s]"},
+		},
+		{
+			name: "inline table",
+			args: []string{"sweep", "demo/mmc", "--case", "mm4", "--duration", "1s", "--set", `workload.demo.service=1ms,{ mean = "1ms", dist = "exponential" }`},
+			want: []string{
+				`simrun: done mm4 [workload.demo.service={ dist = "exponential", mean = "1ms" }] (`,
+				`  { dist = "exponential", mean = "1ms" }  `,
+			},
+			wantData: []string{`"dist": "exponential"`},
+			never:    []string{"map["},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut, code := simrun(t, tt.args...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			read := out + errOut
+			for _, w := range tt.want {
+				if !strings.Contains(read, w) {
+					t.Errorf("no %q in:\n%s", w, read)
+				}
+			}
+			for _, n := range tt.never {
+				if strings.Contains(read, n) {
+					t.Errorf("%q in:\n%s", n, read)
+				}
+			}
+			csv, _, code := simrun(t, append(tt.args, "--format", "csv")...)
+			js, _, code2 := simrun(t, append(tt.args, "--format", "json")...)
+			if code != 0 || code2 != 0 {
+				t.Fatalf("csv exit %d, json exit %d", code, code2)
+			}
+			for _, w := range tt.wantData {
+				if !strings.Contains(csv+js, w) {
+					t.Errorf("no %q in the CSV or JSON:\n%s\n%s", w, csv, js)
+				}
+			}
+		})
+	}
+}

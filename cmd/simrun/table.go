@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -260,7 +261,7 @@ func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][
 	for i, c := range doc.Cases {
 		rows[i] = []string{c.Name}
 		for _, a := range doc.Sweep {
-			rows[i] = append(rows[i], result.FormatValue(c.Point[a.Key]))
+			rows[i] = append(rows[i], sweptCell(a, c.Point[a.Key]))
 		}
 	}
 	// What binds each row, beside its name: it explains the numbers after it.
@@ -323,6 +324,20 @@ func runTable(doc *result.Document, opt tableOptions) (header []string, rows [][
 	return header, rows, hidden, err
 }
 
+// sweptCell prints a row's value of a swept key as people read it: in the
+// key's unit (40MB/s, 1.5ms), a plain number with thousands separators, an
+// inline table as TOML text. The JSON and CSV keep the number.
+func sweptCell(a result.Axis, v any) string {
+	s := a.Format(v)
+	if _, ok := result.Float(v); ok && a.Unit == "" && plainNumber.MatchString(s) {
+		s = group(s)
+	}
+	return s
+}
+
+// plainNumber matches a number group can separate: no exponent.
+var plainNumber = regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+
 func hasBottleneck(doc *result.Document) bool {
 	for _, c := range doc.Cases {
 		if c.Bottleneck != nil {
@@ -360,6 +375,10 @@ func gridWidth(header []string, rows [][]string, n int) int {
 type settings struct {
 	keys   []string                     // keys whose values differ between cases
 	values map[string]map[string]string // case -> key -> value
+	// rows holds, in a sweep, the values each row of the result ran with,
+	// its point's overrides applied, by row; nil without a sweep.
+	rows []map[string]string
+	sc   *scenarios.Scenario // resolves a sweep's rows; nil when unknown
 }
 
 // caseSettings finds the parameters whose values differ between the cases
@@ -374,14 +393,11 @@ func caseSettings(sc *scenarios.Scenario, names []string) *settings {
 	if len(cases) < 2 {
 		return nil
 	}
-	st := &settings{values: map[string]map[string]string{}}
+	st := &settings{values: map[string]map[string]string{}, sc: sc}
 	var keys []string
 	for _, c := range cases {
-		m := map[string]string{}
-		for _, p := range c.Params() {
-			keys = appendUnique(keys, p.Key)
-			m[p.Key] = strings.Trim(p.Value, `"`)
-		}
+		var m map[string]string
+		keys, m = paramValues(c, keys)
 		st.values[c.Name] = m
 	}
 	first := st.values[cases[0].Name]
@@ -394,6 +410,120 @@ func caseSettings(sc *scenarios.Scenario, names []string) *settings {
 		}
 	}
 	return st
+}
+
+// paramValues returns a case's parameters by key, and keys with the
+// case's keys appended in declaration order.
+func paramValues(c *scenarios.Case, keys []string) ([]string, map[string]string) {
+	m := map[string]string{}
+	for _, p := range c.Params() {
+		keys = appendUnique(keys, p.Key)
+		m[p.Key] = strings.Trim(p.Value, `"`)
+	}
+	return keys, m
+}
+
+// inRun returns the settings as the rows of doc ran them. Without a sweep
+// they are the cases'. In a sweep each row's point overrides some of them
+// (--set workload.demo.service=1ms gives every case that service), so a
+// key sets cases apart only when two cases ran with different values at
+// the same point, and a case is labelled only with the values it ran with
+// at every point (the swept columns show the others).
+func (st *settings) inRun(doc *result.Document) *settings {
+	if st == nil || st.sc == nil || len(doc.Sweep) == 0 {
+		return st
+	}
+	out := &settings{values: map[string]map[string]string{}, rows: make([]map[string]string, len(doc.Cases))}
+	var keys []string
+	for i, c := range doc.Cases {
+		rc, err := st.sc.CaseAt(c.Name, doc.Sweep, c.Point)
+		if err != nil {
+			// Not for the rows a sweep ran; at least leave out the keys
+			// the sweep set, whose values in the file did not run.
+			return st.without(doc.Sweep)
+		}
+		keys, out.rows[i] = paramValues(rc, keys)
+	}
+	// Rows at the same point, by point.
+	atPoint := map[string][]int{}
+	var points []string
+	for i, c := range doc.Cases {
+		p := pointKey(doc, c)
+		if _, ok := atPoint[p]; !ok {
+			points = append(points, p)
+		}
+		atPoint[p] = append(atPoint[p], i)
+	}
+	for _, k := range keys {
+		differs := false
+		for _, p := range points {
+			rows := atPoint[p]
+			for _, i := range rows[1:] {
+				if out.rows[i][k] != out.rows[rows[0]][k] {
+					differs = true
+				}
+			}
+		}
+		if differs {
+			out.keys = append(out.keys, k)
+		}
+	}
+	// A case's label: the values it ran with at every point.
+	varies := map[string]map[string]bool{}
+	for i, c := range doc.Cases {
+		m := out.values[c.Name]
+		if m == nil {
+			m, varies[c.Name] = map[string]string{}, map[string]bool{}
+			out.values[c.Name] = m
+		}
+		for _, k := range out.keys {
+			v, seen := m[k]
+			switch {
+			case varies[c.Name][k]:
+			case !seen:
+				m[k] = out.rows[i][k]
+			case v != out.rows[i][k]:
+				varies[c.Name][k] = true
+				delete(m, k)
+			}
+		}
+	}
+	return out
+}
+
+// without returns st less the keys at or under a swept key.
+func (st *settings) without(sweep []result.Axis) *settings {
+	out := *st
+	out.keys = nil
+	for _, k := range st.keys {
+		swept := false
+		for _, a := range sweep {
+			swept = swept || k == a.Key || strings.HasPrefix(k, a.Key+".")
+		}
+		if !swept {
+			out.keys = append(out.keys, k)
+		}
+	}
+	return &out
+}
+
+// pointKey identifies a row's sweep point.
+func pointKey(doc *result.Document, c result.Case) string {
+	var parts []string
+	for _, a := range doc.Sweep {
+		parts = append(parts, result.FormatValue(c.Point[a.Key]))
+	}
+	return strings.Join(parts, "\x00")
+}
+
+// pointLabel prints a row's sweep point as the table shows it:
+// "bandwidth_max=40MB/s".
+func pointLabel(doc *result.Document, c result.Case) string {
+	var parts []string
+	for _, a := range doc.Sweep {
+		parts = append(parts, lastSegment(a.Key)+"="+a.Format(c.Point[a.Key]))
+	}
+	return strings.Join(parts, " ")
 }
 
 // label is a case's distinguishing settings: "binlog_storage_engine=file
@@ -411,17 +541,22 @@ func (st *settings) label(name string) string {
 	return strings.Join(parts, " ")
 }
 
-// differ lists the settings in which the named cases differ from each
-// other, as "key (a vs b)".
-func (st *settings) differ(names []string) []string {
+// differ lists the settings in which the rows of doc at the given indices
+// (cases at one point) differ from each other, as "key (a vs b)": the
+// values they ran with.
+func (st *settings) differ(doc *result.Document, rows []int) []string {
 	if st == nil {
 		return nil
 	}
 	var out []string
 	for _, k := range st.keys {
 		var vals []string
-		for _, n := range names {
-			vals = appendUnique(vals, st.values[n][k])
+		for _, i := range rows {
+			if st.rows != nil {
+				vals = appendUnique(vals, st.rows[i][k])
+			} else {
+				vals = appendUnique(vals, st.values[doc.Cases[i].Name][k])
+			}
 		}
 		if len(vals) > 1 {
 			out = append(out, fmt.Sprintf("%s (%s)", lastSegment(k), strings.Join(vals, " vs ")))
@@ -437,25 +572,73 @@ func appendUnique(list []string, s string) []string {
 	return append(list, s)
 }
 
-// identicalGroups returns the sets of cases (two or more) whose metrics are
-// identical, in document order.
-func identicalGroups(doc *result.Document) [][]string {
+// identicalGroups returns the sets of rows (two or more, as indices into
+// doc.Cases) whose metrics and sweep point are identical, in document
+// order.
+func identicalGroups(doc *result.Document) [][]int {
 	used := make([]bool, len(doc.Cases))
-	var out [][]string
+	var out [][]int
 	for i := range doc.Cases {
 		if used[i] {
 			continue
 		}
-		g := []string{doc.Cases[i].Name}
+		g := []int{i}
 		for j := i + 1; j < len(doc.Cases); j++ {
 			if !used[j] && reflect.DeepEqual(doc.Cases[i].Metrics, doc.Cases[j].Metrics) && reflect.DeepEqual(doc.Cases[i].Point, doc.Cases[j].Point) {
 				used[j] = true
-				g = append(g, doc.Cases[j].Name)
+				g = append(g, j)
 			}
 		}
 		if len(g) > 1 {
 			out = append(out, g)
 		}
+	}
+	return out
+}
+
+// identicalNotes says which cases give identical results and why. In a
+// sweep, a note true at every point is said once; one true at some points
+// names them.
+func identicalNotes(doc *result.Document, st *settings) []string {
+	type note struct {
+		names, why string
+		points     []string
+	}
+	var notes []*note
+	byText := map[string]*note{}
+	allPoints := map[string]bool{}
+	for _, c := range doc.Cases {
+		allPoints[pointKey(doc, c)] = true
+	}
+	for _, g := range identicalGroups(doc) {
+		var names []string
+		for _, i := range g {
+			names = append(names, doc.Cases[i].Name)
+		}
+		why := "nothing on their path differs"
+		if d := st.differ(doc, g); len(d) > 0 {
+			why = fmt.Sprintf("they differ only in %s, and nothing on their path in this run depends on it", strings.Join(d, ", "))
+		}
+		text := joinAnd(names) + "\x00" + why
+		n := byText[text]
+		if n == nil {
+			n = &note{names: joinAnd(names), why: why}
+			byText[text] = n
+			notes = append(notes, n)
+		}
+		n.points = append(n.points, pointLabel(doc, doc.Cases[g[0]]))
+	}
+	var out []string
+	for _, n := range notes {
+		at := ""
+		if len(doc.Sweep) > 0 && len(n.points) < len(allPoints) {
+			const most = 4
+			at = " at " + strings.Join(n.points[:min(len(n.points), most)], "; ")
+			if len(n.points) > most {
+				at += fmt.Sprintf(" and %d more points", len(n.points)-most)
+			}
+		}
+		out = append(out, fmt.Sprintf("%s give identical results%s: %s.", n.names, at, n.why))
 	}
 	return out
 }

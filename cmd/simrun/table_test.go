@@ -10,7 +10,10 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/google/go-cmp/cmp"
+
 	"simrun/internal/result"
+	"simrun/scenarios"
 )
 
 var update = flag.Bool("update", false, "rewrite the goldens under testdata/")
@@ -129,5 +132,223 @@ func TestTableDropsRepeatedColumns(t *testing.T) {
 	h, _, _, err := runTable(d, tableOptions{})
 	if err != nil || strings.Join(h, "|") != "case|tps|applier cpu util %" {
 		t.Errorf("header %q, %v", h, err)
+	}
+}
+
+// TestSweptCells: a swept column shows each value as people read it: in
+// its key's unit, a plain number with thousands separators, an inline
+// table as TOML text; the JSON and CSV keep the number.
+func TestSweptCells(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		axis result.Axis
+		v    any
+		want string
+	}{
+		{"rate", result.Axis{Unit: "bytes/s"}, int64(40000000), "40MB/s"},
+		{"rate not round", result.Axis{Unit: "bytes/s"}, int64(123456789), "123.5MB/s"},
+		{"size", result.Axis{Unit: "bytes"}, int64(96 << 20), "96MiB"},
+		{"duration", result.Axis{Unit: "s"}, 0.0015, "1.5ms"},
+		{"plain integer", result.Axis{}, int64(100000), "100,000"},
+		{"plain small", result.Axis{}, int64(8), "8"},
+		{"plain float", result.Axis{}, 1234.5, "1,234.5"},
+		{"plain huge float keeps its exponent", result.Axis{}, 1.5e22, "1.5e+22"},
+		{"string", result.Axis{}, "1ms", "1ms"},
+		{"inline table", result.Axis{}, map[string]any{"mean": "1ms", "dist": "exponential"}, `{ dist = "exponential", mean = "1ms" }`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := sweptCell(tt.axis, tt.v); got != tt.want {
+				t.Errorf("sweptCell(%+v, %#v) = %q, want %q", tt.axis, tt.v, got, tt.want)
+			}
+		})
+	}
+}
+
+// sweepDoc is a sweep's result as Run reports it: cases at points of the
+// given axis, the metrics tps of each row.
+func sweepDoc(axis result.Axis, rows []sweepRow) *result.Document {
+	d := result.New("demo-mmc")
+	d.Seed, d.Duration, d.Warmup = 42, 5, 2
+	d.Sweep = []result.Axis{axis}
+	for _, r := range rows {
+		d.Cases = append(d.Cases, result.Case{Name: r.name, Point: map[string]any{axis.Key: r.at},
+			Metrics: result.Metrics{"throughput_per_s": r.tps, "latency_ms": result.Metrics{"avg": r.tps / 1000}}})
+	}
+	return d
+}
+
+type sweepRow struct {
+	name string
+	at   any
+	tps  float64
+}
+
+// TestSweepTable: the swept column of the table prints each value in its
+// unit (40MB/s, not 40000000) or as TOML text (not map[...]).
+func TestSweepTable(t *testing.T) {
+	exp := map[string]any{"dist": "exponential", "mean": "1ms"}
+	for _, tt := range []struct {
+		name       string
+		doc        *result.Document
+		wantHeader []string
+		wantCells  []string // the swept column
+	}{
+		{
+			name: "rate",
+			doc: sweepDoc(result.Axis{Key: "volume.bandwidth_max", Unit: "bytes/s", Values: []any{int64(40e6), int64(400e6)}},
+				[]sweepRow{{"Case2", int64(40e6), 1528}, {"Case2", int64(400e6), 3956}}),
+			wantHeader: []string{"case", "bandwidth_max", "throughput/s", "latency avg ms"},
+			wantCells:  []string{"40MB/s", "400MB/s"},
+		},
+		{
+			name: "inline table",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.service", Values: []any{"1ms", exp}},
+				[]sweepRow{{"mm4", "1ms", 3046}, {"mm4", exp, 3047}}),
+			wantHeader: []string{"case", "service", "throughput/s", "latency avg ms"},
+			wantCells:  []string{"1ms", `{ dist = "exponential", mean = "1ms" }`},
+		},
+		{
+			name: "plain number",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.arrival_rate", Values: []any{2000.0, 12500.0}},
+				[]sweepRow{{"mm4", 2000.0, 2000}, {"mm4", 12500.0, 4000}}),
+			wantHeader: []string{"case", "arrival_rate", "throughput/s", "latency avg ms"},
+			wantCells:  []string{"2,000", "12,500"},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			header, rows, _, err := runTable(tt.doc, tableOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tt.wantHeader, header); d != "" {
+				t.Errorf("header (-want +got):\n%s", d)
+			}
+			var cells []string
+			for _, r := range rows {
+				cells = append(cells, r[1])
+			}
+			if d := cmp.Diff(tt.wantCells, cells); d != "" {
+				t.Errorf("swept column (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestIdenticalNotesInSweep: the note on cases with identical results
+// names the settings they differ in as the rows ran them: a sweep that
+// overrides the setting in which the cases differ leaves nothing between
+// them, and a note true at some points only names those points.
+func TestIdenticalNotesInSweep(t *testing.T) {
+	sc, err := scenarios.Load("demo/mmc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const services = `service ({ dist = "exponential", mean = "1ms" } vs { dist = "constant", value = "1ms" } vs { dist = "lognormal", median = "490us", p99 = "8ms" })`
+	exp := map[string]any{"dist": "exponential", "mean": "1ms"}
+	// rows puts mm4, md4 and mg4-lognormal at each point with the same
+	// results when same[i], different ones otherwise, and mm4-busy apart.
+	rows := func(points []any, same []bool) []sweepRow {
+		var out []sweepRow
+		for j, c := range []string{"mm4", "md4", "mg4-lognormal", "mm4-busy"} {
+			for i, p := range points {
+				tps := 3000.0 + float64(i)
+				if !same[i] || c == "mm4-busy" {
+					tps += float64(j+1) * 10
+				}
+				out = append(out, sweepRow{c, p, tps})
+			}
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name       string
+		doc        *result.Document
+		wantNotes  []string
+		wantLabels map[string]string
+	}{
+		{
+			name: "no sweep: the cases differ in service",
+			doc: func() *result.Document {
+				d := sweepDoc(result.Axis{Key: "x"}, rows([]any{nil}, []bool{true}))
+				d.Sweep = nil
+				for i := range d.Cases {
+					d.Cases[i].Point = nil
+				}
+				return d
+			}(),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results: they differ only in " + services + ", and nothing on their path in this run depends on it."},
+			wantLabels: map[string]string{
+				"mm4":           `arrival_rate=3000 service={ dist = "exponential", mean = "1ms" }`,
+				"md4":           `arrival_rate=3000 service={ dist = "constant", value = "1ms" }`,
+				"mg4-lognormal": `arrival_rate=3000 service={ dist = "lognormal", median = "490us", p99 = "8ms" }`,
+				"mm4-busy":      `arrival_rate=3600 service={ dist = "exponential", mean = "1ms" }`,
+			},
+		},
+		{
+			name: "the sweep sets service: nothing differs, said once",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.service", Values: []any{"1ms", exp}},
+				rows([]any{"1ms", exp}, []bool{true, true})),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results: nothing on their path differs."},
+			wantLabels: map[string]string{
+				"mm4": "arrival_rate=3000", "md4": "arrival_rate=3000", "mg4-lognormal": "arrival_rate=3000", "mm4-busy": "arrival_rate=3600",
+			},
+		},
+		{
+			name: "the sweep leaves service alone; identical at one point of two",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.servers", Values: []any{int64(4), int64(8)}},
+				rows([]any{int64(4), int64(8)}, []bool{false, true})),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results at servers=8: they differ only in " + services + ", and nothing on their path in this run depends on it."},
+			wantLabels: map[string]string{
+				"mm4":           `arrival_rate=3000 service={ dist = "exponential", mean = "1ms" }`,
+				"md4":           `arrival_rate=3000 service={ dist = "constant", value = "1ms" }`,
+				"mg4-lognormal": `arrival_rate=3000 service={ dist = "lognormal", median = "490us", p99 = "8ms" }`,
+				"mm4-busy":      `arrival_rate=3600 service={ dist = "exponential", mean = "1ms" }`,
+			},
+		},
+		{
+			name: "the sweep sets arrival_rate: mm4-busy no longer stands apart",
+			doc: sweepDoc(result.Axis{Key: "workload.demo.arrival_rate", Values: []any{2000.0, 2500.0}},
+				rows([]any{2000.0, 2500.0}, []bool{true, true})),
+			wantNotes: []string{"mm4, md4 and mg4-lognormal give identical results: they differ only in " + services + ", and nothing on their path in this run depends on it."},
+			wantLabels: map[string]string{
+				"mm4":           `service={ dist = "exponential", mean = "1ms" }`,
+				"md4":           `service={ dist = "constant", value = "1ms" }`,
+				"mg4-lognormal": `service={ dist = "lognormal", median = "490us", p99 = "8ms" }`,
+				"mm4-busy":      `service={ dist = "exponential", mean = "1ms" }`,
+			},
+		},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := caseSettings(sc, nil).inRun(tt.doc)
+			if d := cmp.Diff(tt.wantNotes, identicalNotes(tt.doc, st)); d != "" {
+				t.Errorf("notes (-want +got):\n%s", d)
+			}
+			labels := map[string]string{}
+			for _, c := range tt.doc.Cases {
+				labels[c.Name] = st.label(c.Name)
+			}
+			if d := cmp.Diff(tt.wantLabels, labels); d != "" {
+				t.Errorf("labels (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestSettingsWithout: when a row cannot be resolved, the keys a sweep set
+// (or set inside) are left out, not reported with the file's values.
+func TestSettingsWithout(t *testing.T) {
+	st := &settings{keys: []string{"workload.demo.service", "workload.demo.arrival_rate", "machine.cpu.cores"}}
+	for _, tt := range []struct {
+		sweep []result.Axis
+		want  []string
+	}{
+		{nil, st.keys},
+		{[]result.Axis{{Key: "workload.demo.service"}}, []string{"workload.demo.arrival_rate", "machine.cpu.cores"}},
+		{[]result.Axis{{Key: "machine"}, {Key: "workload.demo.arrival_rate"}}, []string{"workload.demo.service"}},
+		{[]result.Axis{{Key: "workload.demo.serv"}}, st.keys},
+	} {
+		if d := cmp.Diff(tt.want, st.without(tt.sweep).keys); d != "" {
+			t.Errorf("without %v (-want +got):\n%s", tt.sweep, d)
+		}
 	}
 }

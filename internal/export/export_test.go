@@ -305,3 +305,39 @@ func TestDropTitle(t *testing.T) {
 		}
 	}
 }
+
+// TestSweepValuesReadable: the page's results table shows a swept value in
+// its key's unit (40MB/s) or as TOML text, while the CSV export keeps the
+// number as the result reports it.
+func TestSweepValuesReadable(t *testing.T) {
+	exp := map[string]any{"dist": "exponential", "mean": "1ms"}
+	for _, tc := range []struct {
+		name    string
+		axis    result.Axis
+		at      any
+		wantRow string // in the markdown table
+		wantCSV string // a row of the CSV export
+	}{
+		{"rate", result.Axis{Key: "volume.bandwidth_max", Unit: "bytes/s"}, int64(40000000), "| Case2 | 40MB/s | 1528 |", "Case2,40000000,tps,1528,"},
+		{"duration", result.Axis{Key: "engine.redo.flush_interval", Unit: "s"}, 0.0015, "| Case2 | 1.5ms | 1528 |", "Case2,0.0015,tps,1528,"},
+		{"plain number", result.Axis{Key: "workload.threads"}, int64(16), "| Case2 | 16 | 1528 |", "Case2,16,tps,1528,"},
+		{"inline table", result.Axis{Key: "workload.demo.service"}, exp, `| Case2 | { dist = "exponential", mean = "1ms" } | 1528 |`, `Case2,"{ dist = ""exponential"", mean = ""1ms"" }",tps,1528,`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := result.New("s")
+			tc.axis.Values = []any{tc.at}
+			d.Sweep = []result.Axis{tc.axis}
+			d.Cases = []result.Case{{Name: "Case2", Point: map[string]any{tc.axis.Key: tc.at}, Metrics: result.Metrics{"tps": int64(1528)}}}
+			if md := resultsTable(d); !strings.Contains(md, tc.wantRow) {
+				t.Errorf("no %q in:\n%s", tc.wantRow, md)
+			}
+			var buf bytes.Buffer
+			if err := WriteCSV(&buf, d); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff([]string{tc.wantCSV}, strings.Split(strings.TrimSpace(buf.String()), "\n")[1:]); d != "" {
+				t.Errorf("CSV rows (-want +got):\n%s", d)
+			}
+		})
+	}
+}

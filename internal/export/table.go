@@ -83,7 +83,8 @@ var headline = []string{
 	"disk.write_kB_per_s", "disk.util_pct", "applier.tps",
 }
 
-// caseLabel names a case in a table header: its name and swept values.
+// caseLabel names a case in a table header: its name and swept values,
+// each in its key's unit.
 func caseLabel(d *result.Document, c result.Case) string {
 	if len(d.Sweep) == 0 {
 		return c.Name
@@ -94,7 +95,7 @@ func caseLabel(d *result.Document, c result.Case) string {
 		if i := strings.LastIndexByte(k, '.'); i >= 0 {
 			k = k[i+1:]
 		}
-		parts = append(parts, k+"="+result.FormatValue(c.Point[a.Key]))
+		parts = append(parts, k+"="+a.Format(c.Point[a.Key]))
 	}
 	return c.Name + " " + strings.Join(parts, " ")
 }
@@ -159,7 +160,7 @@ func resultsTable(d *result.Document) string {
 	for _, c := range d.Cases {
 		r := []string{c.Name}
 		for _, a := range d.Sweep {
-			r = append(r, result.FormatValue(c.Point[a.Key]))
+			r = append(r, a.Format(c.Point[a.Key])) // in the key's unit: 40MB/s
 		}
 		for _, p := range keep {
 			r = append(r, cell(c.Metrics, p))

@@ -403,15 +403,15 @@ func caseLabel(d *result.Document, c result.Case) string {
 	return c.Name + " " + pointLabel(d, c, "")
 }
 
-// pointLabel prints a case's swept values ("threads=16 cap=54"), without
-// the axis named skip.
+// pointLabel prints a case's swept values, each in its key's unit
+// ("threads=16 cap=54MB/s"), without the axis named skip.
 func pointLabel(d *result.Document, c result.Case, skip string) string {
 	var parts []string
 	for _, a := range d.Sweep {
 		if a.Key == skip {
 			continue
 		}
-		parts = append(parts, lastSeg(a.Key)+"="+result.FormatValue(c.Point[a.Key]))
+		parts = append(parts, lastSeg(a.Key)+"="+a.Format(c.Point[a.Key]))
 	}
 	return strings.Join(parts, " ")
 }

@@ -1,6 +1,10 @@
 package plot
 
-import "testing"
+import (
+	"testing"
+
+	"simrun/internal/result"
+)
 
 func TestEnough(t *testing.T) {
 	tests := []struct {
@@ -34,5 +38,34 @@ func TestAxisLabel(t *testing.T) {
 		if got := axisLabel(tc.x, tc.unit); got != tc.want {
 			t.Errorf("axisLabel(%v, %q) = %q, want %q", tc.x, tc.unit, got, tc.want)
 		}
+	}
+}
+
+// TestPointLabel: a legend names a line's other swept values in their
+// keys' units, an inline table as TOML text.
+func TestPointLabel(t *testing.T) {
+	d := &result.Document{Sweep: []result.Axis{
+		{Key: "workload.threads"},
+		{Key: "volume.bandwidth_max", Unit: "bytes/s"},
+		{Key: "workload.demo.service"},
+	}}
+	c := result.Case{Name: "file", Point: map[string]any{
+		"workload.threads":      int64(16),
+		"volume.bandwidth_max":  int64(54000000),
+		"workload.demo.service": map[string]any{"mean": "1ms", "dist": "exponential"},
+	}}
+	for _, tc := range []struct {
+		skip, want string
+	}{
+		{"", `threads=16 bandwidth_max=54MB/s service={ dist = "exponential", mean = "1ms" }`},
+		{"workload.threads", `bandwidth_max=54MB/s service={ dist = "exponential", mean = "1ms" }`},
+		{"workload.demo.service", "threads=16 bandwidth_max=54MB/s"},
+	} {
+		if got := pointLabel(d, c, tc.skip); got != tc.want {
+			t.Errorf("pointLabel(skip %q) = %q, want %q", tc.skip, got, tc.want)
+		}
+	}
+	if got, want := caseLabel(d, c), "file threads=16 bandwidth_max=54MB/s service={ dist = \"exponential\", mean = \"1ms\" }"; got != want {
+		t.Errorf("caseLabel = %q, want %q", got, want)
 	}
 }

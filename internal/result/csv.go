@@ -185,7 +185,7 @@ func caseLabel(d *Document, c Case) string {
 	}
 	var parts []string
 	for _, a := range d.Sweep {
-		parts = append(parts, fmt.Sprintf("%s=%s", lastSeg(a.Key), FormatValue(c.Point[a.Key])))
+		parts = append(parts, lastSeg(a.Key)+"="+a.Format(c.Point[a.Key]))
 	}
 	return c.Name + " " + strings.Join(parts, " ")
 }

@@ -406,7 +406,8 @@ func (m Metrics) Lookup(path string) (any, bool) {
 }
 
 // FormatValue prints a leaf value the way CSV output does: numbers in the
-// canonical form, series as their length.
+// canonical form, series as their length, an inline table (a swept
+// distribution) or another array as TOML text.
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
@@ -419,6 +420,8 @@ func FormatValue(v any) string {
 		return fmt.Sprintf("[%d points]", len(x))
 	case []int64:
 		return fmt.Sprintf("[%d points]", len(x))
+	case Metrics, map[string]any, []any:
+		return tomlValue(x)
 	}
 	if f, ok := Float(v); ok {
 		switch v.(type) {

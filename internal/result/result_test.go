@@ -2,11 +2,13 @@ package result
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -257,5 +259,96 @@ func TestFormatUnit(t *testing.T) {
 		if got := FormatUnit(tt.x, tt.unit); got != tt.want {
 			t.Errorf("FormatUnit(%v, %q) = %q, want %q", tt.x, tt.unit, got, tt.want)
 		}
+	}
+}
+
+// TestFormatPoint: a swept value reads as people give it: a number in its
+// axis's unit, an inline table or array as TOML text (keys sorted, the
+// project's { key = value } style), a plain value as it is.
+func TestFormatPoint(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		v    any
+		unit string
+		want string
+	}{
+		{"rate as reported", int64(40000000), "bytes/s", "40MB/s"},
+		{"rate after a JSON round trip", json.Number("400000000"), "bytes/s", "400MB/s"},
+		{"size", int64(1 << 30), "bytes", "1GiB"},
+		{"duration in seconds", 0.0015, "s", "1.5ms"},
+		{"plain number", int64(40000000), "", "40000000"},
+		{"plain float", 2.5, "", "2.5"},
+		{"string given for a numeric key", "1ms", "s", "1ms"},
+		{"string", "lognormal", "", "lognormal"},
+		{"bool", true, "", "true"},
+		{"inline table", map[string]any{"mean": "1ms", "dist": "exponential"}, "", `{ dist = "exponential", mean = "1ms" }`},
+		{"inline table after a JSON round trip", Metrics{"p99": "8ms", "median": "490us", "dist": "lognormal"}, "", `{ dist = "lognormal", median = "490us", p99 = "8ms" }`},
+		{"nested table and array", map[string]any{"dist": "empirical", "quantiles": []any{[]any{0.5, "1ms"}, []any{0.99, "3ms"}}}, "", `{ dist = "empirical", quantiles = [[0.5, "1ms"], [0.99, "3ms"]] }`},
+		{"numbers in a table stay TOML", map[string]any{"a": int64(1), "b": 1.0, "c": math.Inf(1)}, "", `{ a = 1, b = 1.0, c = inf }`},
+		{"keys and strings that need quoting", map[string]any{"a b": "say \"hi\"\n", "": `c:\`}, "", `{ "" = "c:\\", "a b" = "say \"hi\"\n" }`},
+		{"empty table", map[string]any{}, "", "{}"},
+		{"array", []any{int64(1), int64(2)}, "", "[1, 2]"},
+		{"numeric array after a JSON round trip", []int64{1, 2}, "", "[1, 2]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := FormatPoint(tt.v, tt.unit); got != tt.want {
+				t.Errorf("FormatPoint(%#v, %q) = %s, want %s", tt.v, tt.unit, got, tt.want)
+			}
+			if got := (Axis{Key: "k", Unit: tt.unit}).Format(tt.v); got != tt.want {
+				t.Errorf("Axis.Format = %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestFormatPointIsTOML: an inline table or array printed by FormatPoint
+// reads back as the same TOML value, and prints the same every time.
+func TestFormatPointIsTOML(t *testing.T) {
+	for _, v := range []any{
+		map[string]any{"dist": "exponential", "mean": "1ms"},
+		map[string]any{"dist": "empirical", "quantiles": []any{[]any{0.5, "1ms"}, []any{0.99, "3ms"}}},
+		map[string]any{"a b": "tab\there \u00e9 \x01", "n": int64(-3), "f": 1e-7, "g": 1e21, "t": false, "inner": map[string]any{"z": int64(1), "y": []any{}}},
+		[]any{"x", int64(1), 2.5},
+	} {
+		s := FormatPoint(v, "")
+		for i := 0; i < 20; i++ {
+			if again := FormatPoint(v, ""); again != s {
+				t.Fatalf("not deterministic: %s then %s", s, again)
+			}
+		}
+		var m map[string]any
+		if _, err := toml.Decode("v = "+s, &m); err != nil {
+			t.Errorf("%s is not TOML: %v", s, err)
+			continue
+		}
+		if d := cmp.Diff(v, m["v"]); d != "" {
+			t.Errorf("%s reads back different (-printed +read):\n%s", s, d)
+		}
+	}
+}
+
+// TestSweepValuesInCSVAndLabels: the CSV keeps a swept rate numeric (the
+// public contract); the labels people read carry its unit, and an inline
+// table reads as TOML in both.
+func TestSweepValuesInCSVAndLabels(t *testing.T) {
+	d := New("s")
+	dist := map[string]any{"dist": "exponential", "mean": "1ms"}
+	d.Sweep = []Axis{
+		{Key: "volume.bandwidth_max", Unit: "bytes/s", Values: []any{int64(40000000)}},
+		{Key: "workload.demo.service", Values: []any{dist}},
+	}
+	d.Cases = []Case{{Name: "c", Point: map[string]any{"volume.bandwidth_max": int64(40000000), "workload.demo.service": dist}, Metrics: Metrics{"tps": 1.5}}}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, d); err != nil {
+		t.Fatal(err)
+	}
+	want := "case,volume.bandwidth_max,workload.demo.service,tps\n" +
+		`c,40000000,"{ dist = ""exponential"", mean = ""1ms"" }",1.5` + "\n"
+	if d := cmp.Diff(want, buf.String()); d != "" {
+		t.Errorf("CSV (-want +got):\n%s", d)
+	}
+	wantHead := []string{"metric", `c bandwidth_max=40MB/s service={ dist = "exponential", mean = "1ms" }`}
+	if d := cmp.Diff(wantHead, MetricTable(d).Header); d != "" {
+		t.Errorf("metric table header (-want +got):\n%s", d)
 	}
 }

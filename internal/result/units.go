@@ -70,3 +70,24 @@ func exact(s string, m, x float64) bool {
 	v, err := strconv.ParseFloat(s, 64)
 	return err == nil && v*m == x
 }
+
+// FormatPoint prints a swept value for people: a number in its axis's
+// unit (40MB/s, 1.5ms; a plain number when the axis has none), an inline
+// table or array as TOML text ({ dist = "exponential", mean = "1ms" }),
+// anything else as FormatValue does. The result's JSON and CSV keep the
+// number itself; this is for tables, legends and messages.
+func FormatPoint(v any, unit string) string {
+	if unit != "" {
+		if f, ok := Float(v); ok {
+			return FormatUnit(f, unit)
+		}
+	}
+	switch v.(type) {
+	case map[string]any, Metrics, []any, []float64, []int64:
+		return tomlValue(v)
+	}
+	return FormatValue(v)
+}
+
+// Format prints one of the axis's values for people (FormatPoint).
+func (a Axis) Format(v any) string { return FormatPoint(v, a.Unit) }
