@@ -211,15 +211,9 @@ func Plan(sc *Scenario, opt Options) ([]Row, error) {
 // the key's base unit) applied to the case as --set overrides. It tells
 // the values a row actually ran with, for what a report says about them.
 func (sc *Scenario) CaseAt(name string, sweep []result.Axis, point map[string]any) (*Case, error) {
-	var c *Case
-	for _, x := range sc.Cases {
-		if x.Name == name {
-			c = x
-			break
-		}
-	}
-	if c == nil {
-		return nil, fmt.Errorf("no case %q", name)
+	c, err := sc.Case(name)
+	if err != nil {
+		return nil, err
 	}
 	if len(sweep) == 0 {
 		return c, nil
