@@ -319,18 +319,7 @@ func TestRowLabels(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := mustLoad(t, tt.scenario)
-			opt := Options{Cases: tt.cases}
-			for _, s := range tt.sweep {
-				a, err := ParseSet(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opt.Sweep = append(opt.Sweep, a)
-			}
-			rows, err := Plan(sc, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, rows := planSweep(t, sc, tt.cases, tt.sweep)
 			var got []string
 			for _, r := range rows {
 				got = append(got, rowLabel(r))
@@ -374,18 +363,7 @@ func TestCaseAt(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := mustLoad(t, tt.scenario)
-			var opt Options
-			for _, s := range tt.sweep {
-				a, err := ParseSet(s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				opt.Sweep = append(opt.Sweep, a)
-			}
-			rows, err := Plan(sc, opt)
-			if err != nil {
-				t.Fatal(err)
-			}
+			opt, rows := planSweep(t, sc, nil, tt.sweep)
 			axes, err := ResolveAxes(sc, opt.Sweep)
 			if err != nil {
 				t.Fatal(err)
@@ -433,4 +411,23 @@ func paramMap(c *Case) map[string]string {
 		m[p.Key] = p.Value
 	}
 	return m
+}
+
+// planSweep plans the rows of a sweep of cases (all if none) over the
+// --set flags sets.
+func planSweep(t *testing.T, sc *Scenario, cases, sets []string) (Options, []Row) {
+	t.Helper()
+	opt := Options{Cases: cases}
+	for _, s := range sets {
+		a, err := ParseSet(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Sweep = append(opt.Sweep, a)
+	}
+	rows, err := Plan(sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opt, rows
 }
