@@ -764,9 +764,13 @@ func planPlotFormat(path string) (string, error) {
 }
 
 func planPlotInput(r *PlanReport) plan.PlotInput {
-	in := plan.PlotInput{Title: fmt.Sprintf("%s %s: %s %s", r.Scenario, r.Case, r.Objective, r.Vary[0].Key), Result: r.Result, Constraints: r.cons, XLabel: r.Vary[0].Key, XFormat: r.knobs[0].Format}
-	if r.Vary[0].Unit != "" {
-		in.XLabel += " (" + r.Vary[0].Unit + ")"
+	in := plan.PlotInput{Title: fmt.Sprintf("%s %s: %s %s", r.Scenario, r.Case, r.Objective, r.Vary[0].Key), Result: r.Result,
+		Constraints: r.cons, Maximize: r.Objective == "maximize"}
+	if len(r.Vary) == 2 {
+		in.Title = fmt.Sprintf("%s %s: %s %s for each %s", r.Scenario, r.Case, r.Objective[:3]+"imal", r.Vary[0].Key, r.Vary[1].Key)
+	}
+	for i, v := range r.Vary {
+		in.Axes = append(in.Axes, plan.PlotAxis{Key: v.Key, Unit: v.Unit, Integer: r.knobs[i].Integer, Format: r.knobs[i].Format})
 	}
 	return in
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -231,21 +232,34 @@ func TestRunWarnsTooShort(t *testing.T) {
 	}
 }
 
-// TestPlanDeterministic: the same plan gives byte-identical JSON whatever
-// the number of parallel runs, and a two-parameter plan gives a frontier
-// whose answers carry their runs' steady-state warnings and whose empty
-// rows say what fails at the range's best end and what binds there.
+// TestPlanDeterministic: the same plan gives byte-identical JSON and chart
+// whatever the number of parallel runs, and a two-parameter plan gives a
+// frontier whose answers carry their runs' steady-state warnings and whose
+// empty rows say what fails at the range's best end and what binds there;
+// its chart is the frontier, its axes titled in their units.
 func TestPlanDeterministic(t *testing.T) {
+	dir := t.TempDir()
 	args := []string{"plan", "binlog/quick", "--case", "Case2", "--set", "duration=1s", "--format", "json",
 		"--set", "engine.index.splits=false", // the first second after prepare splits index k's packed leaves
 		"--goal", "tps>=3000", "--vary", "volume.bandwidth_max=20MB/s..100MB/s:9", "--vary", "workload.sysbench.threads=4..16*2"}
-	one, e1, c1 := simrun(t, append(args, "--workers", "1")...)
-	three, e3, c3 := simrun(t, append(args, "--workers", "3")...)
+	svg1, svg3 := filepath.Join(dir, "one.svg"), filepath.Join(dir, "three.svg")
+	one, e1, c1 := simrun(t, append(args, "--workers", "1", "--plot", svg1)...)
+	three, e3, c3 := simrun(t, append(args, "--workers", "3", "--plot", svg3)...)
 	if c1 != 0 || c3 != 0 {
 		t.Fatalf("exit %d, %d: %s %s", c1, c3, e1, e3)
 	}
 	if one != three {
 		t.Error("--workers changed the plan's output")
+	}
+	p1, err1 := os.ReadFile(svg1)
+	p3, err3 := os.ReadFile(svg3)
+	if err1 != nil || err3 != nil || !bytes.Equal(p1, p3) {
+		t.Errorf("--workers changed the chart (%v, %v)", err1, err3)
+	}
+	for _, want := range []string{"volume.bandwidth_max (MB/s)", "workload.sysbench.threads", "minimal volume.bandwidth_max for each", "none in range"} {
+		if !bytes.Contains(p1, []byte(want)) {
+			t.Errorf("the frontier chart has no %q", want)
+		}
 	}
 	var rep PlanReport
 	if err := json.Unmarshal([]byte(one), &rep); err != nil {

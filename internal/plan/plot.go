@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"strconv"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,36 +19,109 @@ import (
 
 // PlotInput is what the evidence chart shows.
 type PlotInput struct {
-	Title       string
-	XLabel      string
-	XFormat     func(float64) string // tick labels in the parameter's unit
+	Title string
+	// Axes are the varied parameters in the search's order: one, or two
+	// for a frontier.
+	Axes []PlotAxis
+	// Maximize says the search looked for the largest value: a
+	// frontier's answers are maximal, and the range's best end its lowest.
+	Maximize    bool
 	Result      *Result
 	Constraints []Constraint
+}
+
+// PlotAxis is a varied parameter.
+type PlotAxis struct {
+	Key string
+	// Unit is the parameter's base unit: bytes/s, bytes, s, or "" for a
+	// plain number. The axis counts in a prefixed form of it (MB/s), named
+	// once in its title.
+	Unit    string
+	Integer bool                 // whole values only: no tick between two
+	Format  func(float64) string // a value with its unit, as the report prints it
 }
 
 var (
 	okColor   = color.RGBA{0, 114, 178, 255} // blue
 	failColor = color.RGBA{213, 94, 0, 255}  // vermilion (Okabe-Ito)
 	lineColor = color.RGBA{90, 90, 90, 255}
+	gridColor = color.Gray{Y: 225}
 )
 
-// Plot draws one panel per constraint: the metric's mean at each evaluated
-// point with its 95 % interval, feasible points filled and failing ones
-// hollow, the threshold dashed and the answer ringed. format is png or svg.
+// Plot draws the evidence. With one parameter: one panel per constraint,
+// the metric's mean at each evaluated point with its 95 % interval,
+// feasible points filled and failing ones hollow, the threshold dashed and
+// the answer ringed. With two: the frontier, the first parameter across
+// and a row for each value of the second, every point run marked feasible
+// or not, each row's answer ringed and joined to the next, and an arrow
+// past the range's end on a row where no value works. format is png or
+// svg.
 func Plot(w io.Writer, format string, in PlotInput) error {
-	if in.Result == nil || len(in.Result.Evidence) == 0 {
-		return fmt.Errorf("plan: nothing to plot")
+	if format != "png" && format != "svg" {
+		return fmt.Errorf("plan: plot format %q (allowed: png, svg)", format)
 	}
+	ch, err := newChart(in)
+	if err != nil {
+		return err
+	}
+	var c vg.CanvasWriterTo
+	if format == "png" {
+		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(ch.w, ch.h), vgimg.UseDPI(120))}
+	} else {
+		c = vgsvg.NewWith(vgsvg.UseWH(ch.w, ch.h))
+	}
+	dc := draw.New(c)
+	dc.SetColor(color.White)
+	dc.Fill(dc.Rectangle.Path())
+	ch.draw(dc)
+	_, err = c.WriteTo(w)
+	return err
+}
+
+// chart is a figure: its panels, one above the other, and the legends
+// drawn side by side beneath them (the frontier's).
+type chart struct {
+	panels  []*gplot.Plot
+	ticks   []*ticker
+	legends []*gplot.Legend
+	w, h    vg.Length
+	front   frontier // the frontier's marks (two parameters)
+}
+
+func newChart(in PlotInput) (*chart, error) {
+	if in.Result == nil || len(in.Result.Evidence) == 0 {
+		return nil, fmt.Errorf("plan: nothing to plot")
+	}
+	if len(in.Axes) < 1 || len(in.Axes) > 2 {
+		return nil, fmt.Errorf("plan: plot of %d parameters, want 1 or 2", len(in.Axes))
+	}
+	in.Axes = append([]PlotAxis(nil), in.Axes...)
+	for i := range in.Axes {
+		if in.Axes[i].Format == nil {
+			in.Axes[i].Format = func(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+		}
+	}
+	if len(in.Axes) == 2 {
+		return frontierChart(in)
+	}
+	return evidenceChart(in)
+}
+
+// evidenceChart is the chart of a one-parameter search.
+func evidenceChart(in PlotInput) (*chart, error) {
+	ch := &chart{}
+	ax := in.Axes[0]
 	pts := append([]*Point(nil), in.Result.Evidence...)
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].X[0] < pts[j].X[0] })
-	var panels []*gplot.Plot
+	lo, hi := pts[0].X[0], pts[len(pts)-1].X[0]
+	unit, scale := displayUnit(ax.Unit, math.Max(math.Abs(lo), math.Abs(hi)))
 	for k, c := range in.Constraints {
 		p := gplot.New()
 		if k == 0 {
 			p.Title.Text = in.Title
 		}
 		p.Y.Label.Text = c.Metric
-		p.X.Label.Text = in.XLabel
+		p.X.Label.Text = axisTitle(ax.Key, unit)
 		var ok, bad, grows plotter.XYs
 		var bars plotter.XYs
 		var errs plotter.YErrors
@@ -60,9 +134,6 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 			}
 		}
 		for _, pt := range pts {
-			if len(pt.X) > 1 && in.Result.Frontier == nil {
-				continue
-			}
 			if pt.Stats[k].Unbounded {
 				grows = append(grows, plotter.XY{X: pt.X[0], Y: 1.15 * top})
 				continue
@@ -82,7 +153,7 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 				plotter.YErrorer
 			}{bars, errs})
 			if err != nil {
-				return fmt.Errorf("plan: plot: %w", err)
+				return nil, fmt.Errorf("plan: plot: %w", err)
 			}
 			eb.Color = lineColor
 			p.Add(eb)
@@ -100,7 +171,7 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 			}
 			s, err := plotter.NewScatter(set.xys)
 			if err != nil {
-				return fmt.Errorf("plan: plot: %w", err)
+				return nil, fmt.Errorf("plan: plot: %w", err)
 			}
 			s.Color, s.Shape, s.Radius = set.col, set.shape, vg.Points(4)
 			p.Add(s)
@@ -112,13 +183,13 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 		th.Color, th.Dashes, th.Width = failColor, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
 		p.Add(th)
 		p.Legend.Add(c.String(), th)
-		if a := in.Result.Answer; a != nil && len(in.Result.Frontier) == 0 {
+		if a := in.Result.Answer; a != nil {
 			r, err := plotter.NewScatter(plotter.XYs{{X: a.X[0], Y: a.Stats[k].Mean}})
 			if err == nil {
 				r.Shape, r.Radius, r.Color = draw.RingGlyph{}, vg.Points(9), color.Black
 				p.Add(r)
 				if k == 0 {
-					p.Legend.Add("answer "+in.XFormat(a.X[0]), r)
+					p.Legend.Add("answer "+ax.Format(a.X[0]), r)
 				}
 			}
 		}
@@ -135,82 +206,418 @@ func Plot(w io.Writer, format string, in PlotInput) error {
 			}
 		}
 		sansFonts(p)
-		if lo, hi := pts[0].X[0], pts[len(pts)-1].X[0]; lo > 0 && hi/lo >= 8 {
+		if lo > 0 && hi/lo >= 8 {
 			p.X.Scale = gplot.LogScale{}
 			p.X.Min, p.X.Max = lo/1.1, hi*1.1
 		}
-		if in.XFormat != nil {
-			f := in.XFormat
-			var base gplot.Ticker = gplot.DefaultTicks{}
-			if _, log := p.X.Scale.(gplot.LogScale); log {
-				base = gplot.LogTicks{Prec: -1}
-			}
-			if len(pts) <= 14 {
-				// Few points: a labelled tick at each value evaluated.
-				// Labels closer than 1/25 of the axis to the last one are
-				// left off, so that a bisection's crowd stays readable.
-				_, log := p.X.Scale.(gplot.LogScale)
-				pos := func(x float64) float64 {
-					if log {
-						return math.Log(x)
-					}
-					return x
-				}
-				span := pos(pts[len(pts)-1].X[0]) - pos(pts[0].X[0])
-				var ts gplot.ConstantTicks
-				last := math.Inf(-1)
-				for i, pt := range pts {
-					if i > 0 && pt.X[0] == pts[i-1].X[0] {
-						continue
-					}
-					t := gplot.Tick{Value: pt.X[0]}
-					if pos(pt.X[0])-last >= span/25 {
-						t.Label, last = f(pt.X[0]), pos(pt.X[0])
-					}
-					ts = append(ts, t)
-				}
-				base = ts
-			}
-			p.X.Tick.Marker = gplot.TickerFunc(func(lo, hi float64) []gplot.Tick {
-				ts := base.Ticks(lo, hi)
-				for i := range ts {
-					if ts[i].Label != "" {
-						ts[i].Label = f(ts[i].Value)
-					}
-				}
-				return ts
-			})
-		}
+		ch.addTicker(len(ch.panels), &ticker{axis: &p.X, scale: scale, integer: ax.Integer})
 		g := plotter.NewGrid()
-		g.Vertical.Color, g.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
+		g.Vertical.Color, g.Horizontal.Color = gridColor, gridColor
 		p.Add(g)
-		panels = append(panels, p)
+		ch.panels = append(ch.panels, p)
 	}
-	wpt, hpt := 8*vg.Inch, vg.Length(2.6*float64(len(panels)))*vg.Inch
-	var c vg.CanvasWriterTo
-	switch format {
-	case "png":
-		c = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(wpt, hpt), vgimg.UseDPI(120))}
-	case "svg":
-		c = vgsvg.NewWith(vgsvg.UseWH(wpt, hpt))
-	default:
-		return fmt.Errorf("plan: plot format %q (allowed: png, svg)", format)
+	ch.w, ch.h = 8*vg.Inch, vg.Length(2.6*float64(len(ch.panels)))*vg.Inch
+	return ch, nil
+}
+
+// frontier is what the frontier chart marks on its rows, one mark for each
+// value of the second parameter whose search ended: the answer, or, where
+// no value of the first works, the end of the range that came closest. A
+// row whose search was cut short (the budget) has neither.
+type frontier struct {
+	found plotter.XYs // (answer, row)
+	none  plotter.XYs // (best end of the range, row)
+	// runs are the consecutive rows with an answer, joined by the line.
+	runs []plotter.XYs
+}
+
+func frontierMarks(res *Result) frontier {
+	var f frontier
+	var run plotter.XYs
+	for _, fr := range res.Frontier {
+		switch {
+		case fr.Found:
+			xy := plotter.XY{X: fr.X, Y: fr.Y}
+			f.found = append(f.found, xy)
+			run = append(run, xy)
+			continue
+		case fr.NearestFail != nil && len(fr.NearestFail.X) > 0:
+			f.none = append(f.none, plotter.XY{X: fr.NearestFail.X[0], Y: fr.Y})
+		}
+		if len(run) > 1 {
+			f.runs = append(f.runs, run)
+		}
+		run = nil
 	}
-	dc := draw.New(c)
-	dc.SetColor(color.White)
-	dc.Fill(dc.Rectangle.Path())
-	grid := make([][]*gplot.Plot, len(panels))
-	for i, p := range panels {
+	if len(run) > 1 {
+		f.runs = append(f.runs, run)
+	}
+	return f
+}
+
+// logAxis reports whether data from lo to hi get a log axis: positive, and
+// spanning a factor of 8 or more.
+func logAxis(lo, hi float64) bool { return lo > 0 && hi/lo >= 8 }
+
+// frontierChart is the chart of a two-parameter search: the first
+// parameter across, the second up. A log axis here carries log10 of the
+// values on a linear scale (its ticker labels the values): gonum places
+// the room for a rotated axis title by the arithmetic middle of a log
+// axis, which squeezes the panel under a long parameter name.
+func frontierChart(in PlotInput) (*chart, error) {
+	ax, ay := in.Axes[0], in.Axes[1]
+	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	rowSet := map[float64]bool{}
+	for _, pt := range in.Result.Evidence {
+		if len(pt.X) < 2 {
+			continue
+		}
+		xlo, xhi = math.Min(xlo, pt.X[0]), math.Max(xhi, pt.X[0])
+		ylo, yhi = math.Min(ylo, pt.X[1]), math.Max(yhi, pt.X[1])
+		rowSet[pt.X[1]] = true
+	}
+	if len(rowSet) == 0 {
+		return nil, fmt.Errorf("plan: nothing to plot")
+	}
+	rows := make([]float64, 0, len(rowSet))
+	for y := range rowSet {
+		rows = append(rows, y)
+	}
+	sort.Float64s(rows)
+	xlog, ylog := logAxis(xlo, xhi), logAxis(ylo, yhi)
+	tr := func(log bool) func(float64) float64 {
+		if log {
+			return math.Log10
+		}
+		return func(v float64) float64 { return v }
+	}
+	tx, ty := tr(xlog), tr(ylog)
+	at := func(xys plotter.XYs) plotter.XYs {
+		out := make(plotter.XYs, len(xys))
+		for i, xy := range xys {
+			out[i] = plotter.XY{X: tx(xy.X), Y: ty(xy.Y)}
+		}
+		return out
+	}
+	var ok, bad plotter.XYs
+	for _, pt := range in.Result.Evidence {
+		if len(pt.X) < 2 {
+			continue
+		}
+		xy := plotter.XY{X: tx(pt.X[0]), Y: ty(pt.X[1])}
+		if pt.Feasible {
+			ok = append(ok, xy)
+		} else {
+			bad = append(bad, xy)
+		}
+	}
+	front := frontierMarks(in.Result)
+
+	p := gplot.New()
+	p.Title.Text, p.Title.Padding = in.Title, 2*vg.Millimeter // clear of the top row's answer
+	ux, sx := displayUnit(ax.Unit, math.Max(math.Abs(xlo), math.Abs(xhi)))
+	uy, sy := displayUnit(ay.Unit, math.Max(math.Abs(ylo), math.Abs(yhi)))
+	p.X.Label.Text, p.Y.Label.Text = axisTitle(ax.Key, ux), axisTitle(ay.Key, uy)
+	sansFonts(p)
+	p.X.Min, p.X.Max = padRange(tx(xlo), tx(xhi), 0.05)
+	p.Y.Min, p.Y.Max = padRange(ty(ylo), ty(yhi), 0.08)
+
+	g := plotter.NewGrid()
+	g.Vertical.Color, g.Horizontal.Color = gridColor, gridColor
+	p.Add(g)
+	evidence, frontLeg := gplot.NewLegend(), gplot.NewLegend()
+	for _, l := range []*gplot.Legend{&evidence, &frontLeg} {
+		l.TextStyle.Font.Variant = "Sans"
+		l.Left, l.Top = true, true
+		l.Padding = vg.Points(4) // the answer's ring is taller than a line of text
+	}
+	line := func(xys plotter.XYs) (*plotter.Line, error) {
+		l, err := plotter.NewLine(at(xys))
+		if err != nil {
+			return nil, fmt.Errorf("plan: plot: %w", err)
+		}
+		l.Color, l.Width = color.Black, vg.Points(1.2)
+		return l, nil
+	}
+	for _, run := range front.runs {
+		l, err := line(run)
+		if err != nil {
+			return nil, err
+		}
+		p.Add(l)
+	}
+	for _, set := range []struct {
+		xys   plotter.XYs
+		col   color.Color
+		shape draw.GlyphDrawer
+		name  string
+	}{{ok, okColor, draw.CircleGlyph{}, "meets every constraint"}, {bad, failColor, draw.RingGlyph{}, "misses one"}} {
+		if len(set.xys) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(set.xys)
+		if err != nil {
+			return nil, fmt.Errorf("plan: plot: %w", err)
+		}
+		s.Color, s.Shape, s.Radius = set.col, set.shape, vg.Points(4)
+		p.Add(s)
+		evidence.Add(set.name, s)
+	}
+	best := "minimal "
+	if in.Maximize {
+		best = "maximal "
+	}
+	if len(front.found) > 0 {
+		r, err := plotter.NewScatter(at(front.found))
+		if err != nil {
+			return nil, fmt.Errorf("plan: plot: %w", err)
+		}
+		r.Shape, r.Radius, r.Color = draw.RingGlyph{}, vg.Points(9), color.Black
+		p.Add(r)
+		thumbs := []gplot.Thumbnailer{r}
+		if len(front.runs) > 0 {
+			l, err := line(front.runs[0])
+			if err != nil {
+				return nil, err
+			}
+			thumbs = []gplot.Thumbnailer{l, r}
+		}
+		frontLeg.Add("frontier: "+best+ax.Key, thumbs...)
+		labels := &answerLabels{xys: at(front.found), style: p.X.Tick.Label}
+		for _, xy := range front.found {
+			labels.texts = append(labels.texts, ax.Format(xy.X))
+		}
+		for _, y := range rows {
+			labels.rows = append(labels.rows, ty(y))
+		}
+		labels.style.XAlign, labels.style.YAlign = text.XCenter, text.YBottom
+		p.Add(labels)
+	}
+	if len(front.none) > 0 {
+		s, err := plotter.NewScatter(at(front.none))
+		if err != nil {
+			return nil, fmt.Errorf("plan: plot: %w", err)
+		}
+		dir := 1.0 // minimising: what would work lies past the top of the range
+		if in.Maximize {
+			dir = -1
+		}
+		s.Shape, s.Radius, s.Color = arrowGlyph{dir: dir}, vg.Points(6), color.Black
+		p.Add(arrows{s, dir})
+		thumb := *s
+		thumb.Shape = arrowGlyph{dir: dir, centred: true}
+		frontLeg.Add("none in range: fails even at "+ax.Format(front.none[0].X), &thumb)
+	}
+	ch := &chart{panels: []*gplot.Plot{p}, front: front, w: 8 * vg.Inch, h: 4 * vg.Inch}
+	ch.addTicker(0, &ticker{axis: &p.X, scale: sx, integer: ax.Integer, logData: xlog})
+	ch.addTicker(0, &ticker{axis: &p.Y, scale: sy, integer: ay.Integer, logData: ylog, rows: rows, vertical: true})
+	for _, l := range []*gplot.Legend{&evidence, &frontLeg} {
+		if l.Rectangle(draw.Canvas{}).Size().Y > 0 {
+			ch.legends = append(ch.legends, l)
+		}
+	}
+	return ch, nil
+}
+
+// padRange widens lo..hi by frac of its span on each side (by a tenth of
+// the value, or 1, when it is a single value).
+func padRange(lo, hi, frac float64) (float64, float64) {
+	d := (hi - lo) * frac
+	if d == 0 {
+		d = math.Max(math.Abs(lo)*0.1, 1)
+	}
+	return lo - d, hi + d
+}
+
+// addTicker makes t the tick marker of its axis, on panel i.
+func (ch *chart) addTicker(i int, t *ticker) {
+	t.panel = i
+	t.axis.Tick.Marker = t
+	ch.ticks = append(ch.ticks, t)
+}
+
+// legendBand is the height the legends take under the panels: side by
+// side when they fit the width, else one above the other.
+func (ch *chart) legendBand(width vg.Length) (band vg.Length, stacked bool) {
+	if len(ch.legends) == 0 {
+		return 0, false
+	}
+	var wsum, hmax, hsum vg.Length
+	for i, l := range ch.legends {
+		r := l.Rectangle(draw.Canvas{}).Size()
+		wsum += r.X + 2*l.ThumbnailWidth
+		hmax = max(hmax, r.Y)
+		hsum += r.Y
+		if i > 0 {
+			hsum += l.Padding + vg.Millimeter
+		}
+	}
+	pad := 3 * vg.Millimeter
+	if wsum <= width-vg.Inch {
+		return hmax + pad, false
+	}
+	return hsum + pad, true
+}
+
+// place lays the panels out on dc, above the legends. An axis's tick
+// labels are chosen for the length it is drawn at, and that length
+// depends on the labels (their height, how far the end ones reach past
+// the data): so the layout is repeated until the lengths settle.
+func (ch *chart) place(dc draw.Canvas) [][]draw.Canvas {
+	grid := make([][]*gplot.Plot, len(ch.panels))
+	for i, p := range ch.panels {
 		grid[i] = []*gplot.Plot{p}
 	}
-	t := draw.Tiles{Rows: len(panels), Cols: 1, PadY: 3 * vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter,
+	t := draw.Tiles{Rows: len(ch.panels), Cols: 1, PadY: 3 * vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter,
 		PadLeft: vg.Millimeter, PadRight: 3 * vg.Millimeter}
-	canv := gplot.Align(grid, t, dc)
-	for i, p := range panels {
+	area := dc
+	band, _ := ch.legendBand(dc.Size().X)
+	area.Min.Y += band
+	for _, tk := range ch.ticks {
+		// A first guess: the canvas less the other axis and the margins.
+		tk.length = area.Size().X - vg.Inch
+		if tk.vertical {
+			tk.length = area.Size().Y/vg.Length(len(ch.panels)) - vg.Inch
+		}
+	}
+	var canv [][]draw.Canvas
+	for pass := 0; pass < 5; pass++ {
+		canv = gplot.Align(grid, t, area)
+		moved := false
+		for _, tk := range ch.ticks {
+			da := ch.panels[tk.panel].DataCanvas(canv[tk.panel][0])
+			l := da.Size().X
+			if tk.vertical {
+				l = da.Size().Y
+			}
+			if math.Abs(float64(l-tk.length)) > 0.25 {
+				tk.length, moved = l, true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return canv
+}
+
+func (ch *chart) draw(dc draw.Canvas) {
+	canv := ch.place(dc)
+	for i, p := range ch.panels {
 		p.Draw(canv[i][0])
 	}
-	_, err := c.WriteTo(w)
-	return err
+	if len(ch.legends) == 0 {
+		return
+	}
+	// The legends start under the data area's left edge.
+	last := len(ch.panels) - 1
+	da := ch.panels[last].DataCanvas(canv[last][0])
+	band, stacked := ch.legendBand(dc.Size().X)
+	x, top := da.Min.X, dc.Min.Y+band-vg.Millimeter
+	for _, l := range ch.legends {
+		r := l.Rectangle(draw.Canvas{}).Size()
+		l.Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{Min: vg.Point{X: x, Y: dc.Min.Y}, Max: vg.Point{X: x + r.X, Y: top}}})
+		if stacked {
+			top -= r.Y + l.Padding + vg.Millimeter
+		} else {
+			x += r.X + 2*l.ThumbnailWidth
+		}
+	}
+}
+
+// answerLabels prints each frontier answer above its ring, on a white
+// ground (the frontier's line may pass there), where the row above leaves
+// room for it.
+type answerLabels struct {
+	xys   plotter.XYs // as plotted
+	texts []string
+	rows  []float64 // every row of the chart, as plotted
+	style text.Style
+}
+
+// ringClear is how far above a frontier answer its label starts: past the
+// ring.
+const ringClear = 12
+
+func (l *answerLabels) Plot(c draw.Canvas, p *gplot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for i, xy := range l.xys {
+		y := trY(xy.Y)
+		room := vg.Length(math.Inf(1))
+		for _, r := range l.rows {
+			if r > xy.Y {
+				room = min(room, trY(r)-y)
+			}
+		}
+		// Past the ring, the label, and the next row's markers (a ring,
+		// if that row's answer is straight above).
+		if room < vg.Points(ringClear)+l.style.Height(l.texts[i])+vg.Points(9) {
+			continue
+		}
+		pt := vg.Point{X: trX(xy.X), Y: y + vg.Points(ringClear)}
+		box := l.style.Rectangle(l.texts[i]).Add(pt)
+		c.SetColor(color.White)
+		c.Fill(box.Path())
+		c.FillText(l.style, pt, l.texts[i])
+	}
+}
+
+// GlyphBoxes keeps the labels inside the canvas.
+func (l *answerLabels) GlyphBoxes(p *gplot.Plot) []gplot.GlyphBox {
+	var bs []gplot.GlyphBox
+	for i, xy := range l.xys {
+		bs = append(bs, gplot.GlyphBox{X: p.X.Norm(xy.X), Y: p.Y.Norm(xy.Y),
+			Rectangle: l.style.Rectangle(l.texts[i]).Add(vg.Point{Y: vg.Points(ringClear)})})
+	}
+	return bs
+}
+
+// arrowGlyph is an arrowhead pointing out of the range (dir +1: right, -1:
+// left), drawn just past its point so as to leave the point's own marker
+// clear (centred on it in a legend): no value in the range works; what
+// would lies beyond.
+type arrowGlyph struct {
+	dir     float64
+	centred bool
+}
+
+// arrowGap is how far past its point an arrowhead starts.
+const arrowGap = 5.5
+
+func (g arrowGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	c.SetColor(sty.Color)
+	d := vg.Length(g.dir)
+	r := sty.Radius
+	base := pt.X + d*vg.Points(arrowGap)
+	if g.centred {
+		base = pt.X - d*0.75*r
+	}
+	var p vg.Path
+	p.Move(vg.Point{X: base, Y: pt.Y - r})
+	p.Line(vg.Point{X: base + d*1.5*r, Y: pt.Y})
+	p.Line(vg.Point{X: base, Y: pt.Y + r})
+	p.Close()
+	c.Fill(p)
+}
+
+// arrows is a scatter of arrowGlyphs, whose boxes reach as far as the
+// arrowheads do.
+type arrows struct {
+	*plotter.Scatter
+	dir float64
+}
+
+func (a arrows) GlyphBoxes(p *gplot.Plot) []gplot.GlyphBox {
+	bs := a.Scatter.GlyphBoxes(p)
+	r := a.Radius
+	reach := vg.Points(arrowGap) + 1.5*r
+	for i := range bs {
+		bs[i].Rectangle = vg.Rectangle{Min: vg.Point{X: 0, Y: -r}, Max: vg.Point{X: reach, Y: r}}
+		if a.dir < 0 {
+			bs[i].Rectangle = vg.Rectangle{Min: vg.Point{X: -reach, Y: -r}, Max: vg.Point{X: 0, Y: r}}
+		}
+	}
+	return bs
 }
 
 // sansFonts sets every text of p in the sans-serif face the other charts
