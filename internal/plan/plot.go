@@ -169,11 +169,10 @@ func evidenceChart(in PlotInput) (*chart, error) {
 			if len(set.xys) == 0 {
 				continue
 			}
-			s, err := plotter.NewScatter(set.xys)
+			s, err := evidenceScatter(set.xys, set.col, set.shape)
 			if err != nil {
-				return nil, fmt.Errorf("plan: plot: %w", err)
+				return nil, err
 			}
-			s.Color, s.Shape, s.Radius = set.col, set.shape, vg.Points(4)
 			p.Add(s)
 			if k == 0 || set.every {
 				p.Legend.Add(set.name, s)
@@ -355,11 +354,10 @@ func frontierChart(in PlotInput) (*chart, error) {
 		if len(set.xys) == 0 {
 			continue
 		}
-		s, err := plotter.NewScatter(set.xys)
+		s, err := evidenceScatter(set.xys, set.col, set.shape)
 		if err != nil {
-			return nil, fmt.Errorf("plan: plot: %w", err)
+			return nil, err
 		}
-		s.Color, s.Shape, s.Radius = set.col, set.shape, vg.Points(4)
 		p.Add(s)
 		evidence.Add(set.name, s)
 	}
@@ -626,4 +624,15 @@ func sansFonts(p *gplot.Plot) {
 	for _, ts := range []*text.Style{&p.Title.TextStyle, &p.X.Label.TextStyle, &p.Y.Label.TextStyle, &p.X.Tick.Label, &p.Y.Tick.Label, &p.Legend.TextStyle} {
 		ts.Font.Variant = "Sans"
 	}
+}
+
+// evidenceScatter draws evaluated points in one colour and glyph, the same
+// size on every chart.
+func evidenceScatter(xys plotter.XYs, col color.Color, shape draw.GlyphDrawer) (*plotter.Scatter, error) {
+	s, err := plotter.NewScatter(xys)
+	if err != nil {
+		return nil, fmt.Errorf("plan: plot: %w", err)
+	}
+	s.Color, s.Shape, s.Radius = col, shape, vg.Points(4)
+	return s, nil
 }

@@ -141,9 +141,8 @@ func checkFind(t *testing.T, x *secIndex, rng *sim.Stream) {
 // splits and merges fall as the packed sorted build relaxes.
 func TestSecIndexProperties(t *testing.T) {
 	c := DefaultIndex()
-	sh := newLeafShape(c)
 	const rows = 100_000
-	x := newSecIndex(rows, sh, indexSlots(builtLeaves(rows, sh)), 0)
+	x := builtIndex(rows, c)
 	rng := sim.New(1).Stream("t")
 	var op indexOp
 	var events [4]int64 // splits+merges per quarter of the run
@@ -178,6 +177,7 @@ func TestSecIndexProperties(t *testing.T) {
 	if !(events[0] > events[1] && events[1] > events[3]) {
 		t.Errorf("splits+merges per quarter %v: they must fall with the data's age", events)
 	}
+	sh := x.shape
 	fill := float64(x.records) / float64(x.leaves*sh.full)
 	if fill < 0.5 || fill > 0.95 {
 		t.Errorf("fill after %d steps %.2f, want between a half and a packed page", steps, fill)
@@ -327,9 +327,7 @@ func TestSecIndexNoAllocs(t *testing.T) {
 // by splits and merges) as PlanPages does.
 func BenchmarkSecIndexFind(b *testing.B) {
 	c := DefaultIndex()
-	sh := newLeafShape(c)
-	const rows = 1_000_000
-	x := newSecIndex(rows, sh, indexSlots(builtLeaves(rows, sh)), 0)
+	x := builtIndex(1_000_000, c)
 	rng := sim.New(1).Stream("b")
 	var op indexOp
 	for range 200_000 {
@@ -345,4 +343,11 @@ func BenchmarkSecIndexFind(b *testing.B) {
 	if s < 0 {
 		b.Fatal(s)
 	}
+}
+
+// builtIndex is a table's index k of rows records as the sorted build
+// leaves it, with the engine's slots for it.
+func builtIndex(rows int64, c IndexConfig) *secIndex {
+	sh := newLeafShape(c)
+	return newSecIndex(rows, sh, indexSlots(builtLeaves(rows, sh)), 0)
 }
