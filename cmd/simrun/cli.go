@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"strings"
 
 	"simrun/internal/result"
@@ -210,4 +212,42 @@ func overrideSets(sc *scenarios.Scenario, sets []string, cmd, instead string) er
 		}
 	}
 	return nil
+}
+
+// probeMetrics runs c for a tenth of a simulated second and returns its
+// metrics: which paths a case reports, to check a flag that names one
+// before the real run spends any time.
+func probeMetrics(ctx context.Context, c *scenarios.Case) (result.Metrics, error) {
+	short, err := c.With([]scenarios.Set{{Key: "duration", Value: "100ms"}, {Key: "warmup", Value: "0s"}}, scenarios.Source{Kind: "flag", Name: "probe"})
+	if err != nil {
+		return nil, err
+	}
+	ms, err := scenarios.RunReplications(ctx, short, []int{0}, 1)
+	if err != nil {
+		return nil, err
+	}
+	return ms[0], nil
+}
+
+// checkMetrics fails when a --metrics entry names no table column of the
+// cases to run, probed one case per workload kind.
+func checkMetrics(ctx context.Context, sc *scenarios.Scenario, cases, metrics []string) error {
+	if len(metrics) == 0 {
+		return nil
+	}
+	doc := &result.Document{}
+	kinds := map[string]bool{}
+	for _, c := range sc.Cases {
+		if (len(cases) > 0 && !slices.Contains(cases, c.Name)) || kinds[c.Config.Workload.Kind] {
+			continue
+		}
+		kinds[c.Config.Workload.Kind] = true
+		m, err := probeMetrics(ctx, c)
+		if err != nil {
+			return err
+		}
+		doc.Cases = append(doc.Cases, result.Case{Name: c.Name, Metrics: m})
+	}
+	_, err := chooseColumns(doc, metrics)
+	return err
 }

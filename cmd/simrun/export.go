@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -21,6 +22,9 @@ import (
 // file's text, which exports show.
 func (e env) loadResult(input string, cases []string, seed, duration string) (*result.Document, []byte, string, error) {
 	if strings.HasSuffix(input, ".json") {
+		if seed != "" || duration != "" {
+			return nil, nil, "", usagef("--seed and --duration apply to a scenario that is run; %s is a result, already run", input)
+		}
 		fh, err := os.Open(input)
 		if err != nil {
 			return nil, nil, "", usagef("%v", err)
@@ -29,6 +33,9 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 		d, err := result.Decode(fh)
 		if err != nil {
 			return nil, nil, "", usagef("%s: %v", input, err)
+		}
+		if err := keepCases(d, input, cases); err != nil {
+			return nil, nil, "", err
 		}
 		return d, nil, "", nil
 	}
@@ -55,6 +62,31 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 	stamp(doc)
 	text, _ := scenarios.Text(input)
 	return doc, text, filepath.Base(sc.File), nil
+}
+
+// keepCases keeps the rows of d whose case is named (all when none is),
+// refusing a name d has no row of.
+func keepCases(d *result.Document, input string, cases []string) error {
+	if len(cases) == 0 {
+		return nil
+	}
+	var names []string
+	for _, c := range d.Cases {
+		if !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	for _, n := range cases {
+		if !slices.Contains(names, n) {
+			msg := fmt.Sprintf("%s: no case %q", input, n)
+			if s := scenarios.Suggest(n, names); s != "" {
+				msg += fmt.Sprintf("; did you mean %s?", s)
+			}
+			return usagef("%s (allowed: %s)", msg, strings.Join(names, ", "))
+		}
+	}
+	d.Cases = slices.DeleteFunc(d.Cases, func(c result.Case) bool { return !slices.Contains(cases, c.Name) })
+	return nil
 }
 
 func (e env) plotCmd(args []string) error {
@@ -86,6 +118,9 @@ func (e env) plotCmd(args []string) error {
 	}
 	if err := checkOutput(*out); err != nil {
 		return err
+	}
+	if k == plot.Sweep && !strings.HasSuffix(pos[0], ".json") {
+		return usagef("plot --kind sweep draws a sweep's result: run simrun sweep ... -o sweep.json, then plot sweep.json (a scenario is run once, not swept)")
 	}
 	d, _, _, err := e.loadResult(pos[0], cases, *seed, *duration)
 	if err != nil {
@@ -126,6 +161,9 @@ func (e env) exportCmd(args []string) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if *out == "-" && *format != "csv" {
+		return usagef("-o -: export --format %s writes several files (the page and its charts); give a file name", *format)
+	}
 	img, err := plot.FormatOf("x." + *image)
 	if err != nil {
 		return usagef("--image %q: want png or svg", *image)
@@ -139,6 +177,10 @@ func (e env) exportCmd(args []string) error {
 	}
 	files, err := export.Export(d, f, *out, export.Options{Scenario: text, ScenarioFile: file, Image: img})
 	if err != nil {
+		return err
+	}
+	if *out == "-" && len(files) == 1 { // csv: one file, to stdout
+		_, err := e.stdout.Write(files[0].Data)
 		return err
 	}
 	for _, fl := range files {

@@ -154,9 +154,11 @@ Runs one case and records a window of virtual time as Chrome Trace Event
 JSON, which ui.perfetto.dev and chrome://tracing open: client threads,
 statements, commit groups, fsyncs, page flushes and device I/Os on their own
 tracks, so you see where each transaction waited (fio: device I/Os; demo:
-queue waits and services). Replication cases are refused (exit 2): the
-applier records no trace yet. Keep windows short (a few hundred
-milliseconds): every event in it is kept.
+queue waits and services). Replication and bulk-load cases are refused
+(exit 2): they record no trace yet. The window counts from the start of the
+run, warm-up included (the series of plot and --report-interval count from
+its end). Keep windows short (a few hundred milliseconds): every event in
+it is kept.
 
 Example:
   simrun trace binlog/innodb-vs-file-120mbs --case Case8 --window 10s:10.05s -o case8.json

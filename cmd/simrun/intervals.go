@@ -134,13 +134,13 @@ func writeIntervals(w io.Writer, doc *result.Document, every time.Duration, iost
 		if every > 0 {
 			b, ok := blockAt(c.Metrics, "series")
 			if !ok {
-				fmt.Fprintf(bw, "\n%s: no per-interval series in this result (--report-interval needs a workload that records series.tps)\n", c.Name)
+				fmt.Fprintf(bw, "\n%s: no per-interval series in this result (--report-interval needs a workload that records series.tps)\n", result.RowLabel(doc, c))
 			} else {
 				b, err := b.regroup(secs)
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(bw, "\n%s, every %s (sysbench --report-interval style):\n", c.Name, seconds(b.interval))
+				fmt.Fprintf(bw, "\n%s, every %s (sysbench --report-interval style):\n", result.RowLabel(doc, c), seconds(b.interval))
 				for i := 0; i < b.len(); i++ {
 					var parts []string
 					for _, name := range b.names {
@@ -154,7 +154,7 @@ func writeIntervals(w io.Writer, doc *result.Document, every time.Duration, iost
 			}
 		}
 		if iostat {
-			if err := writeIostat(bw, c, secs); err != nil {
+			if err := writeIostat(bw, result.RowLabel(doc, c), c, secs); err != nil {
 				return err
 			}
 		}
@@ -183,10 +183,10 @@ var iostatColumns = []struct{ head, series string }{
 	{"aqu-sz", "aqu_sz"}, {"%util", "util_pct"},
 }
 
-func writeIostat(bw *bufio.Writer, c result.Case, every float64) error {
+func writeIostat(bw *bufio.Writer, label string, c result.Case, every float64) error {
 	b, ok := blockAt(c.Metrics, "disk.series")
 	if !ok {
-		fmt.Fprintf(bw, "\n%s: no per-interval device series in this result (disk.series)\n", c.Name)
+		fmt.Fprintf(bw, "\n%s: no per-interval device series in this result (disk.series)\n", label)
 		return nil
 	}
 	b, err := b.regroup(every)
@@ -203,7 +203,7 @@ func writeIostat(bw *bufio.Writer, c result.Case, every float64) error {
 			missing = append(missing, col.head)
 		}
 	}
-	fmt.Fprintf(bw, "\n%s, every %s (iostat -x style):\n", c.Name, seconds(b.interval))
+	fmt.Fprintf(bw, "\n%s, every %s (iostat -x style):\n", label, seconds(b.interval))
 	fmt.Fprintf(bw, "%-8s %-8s", "time", "Device")
 	for _, h := range heads {
 		fmt.Fprintf(bw, " %9s", h)

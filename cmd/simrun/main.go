@@ -25,6 +25,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -322,6 +323,14 @@ func (e env) runCmd(args []string, sweep bool) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if f.metrics != "" {
+		if format != "table" {
+			return usagef("--metrics picks the table's columns; the %s holds every metric (drop --metrics or --format %s)", strings.ToUpper(format), format)
+		}
+		if err := checkMetrics(ctx, sc, f.cases, splitList(f.metrics)); err != nil {
+			return err
+		}
+	}
 	if f.cpuprofile != "" {
 		pf, err := os.Create(f.cpuprofile)
 		if err != nil {
@@ -450,7 +459,7 @@ func (e env) output(out string, render func(w io.Writer, colored bool) error) er
 
 func (e env) mergeCmd(args []string) error {
 	fs := e.newFlags("merge")
-	format := fs.String("format", "", "output format: json (default), table or csv")
+	format := fs.String("format", "", "output format: table, json or csv (default: from -o's extension, else table)")
 	out := fs.String("o", "", "write the merged result to FILE (atomically)")
 	metrics := fs.String("metrics", "", "table columns: comma-separated metric paths or blocks")
 	pos, err := e.parse(fs, args)
@@ -463,6 +472,9 @@ func (e env) mergeCmd(args []string) error {
 	fmtName, err := formatFor(*format, *out, false)
 	if err != nil {
 		return err
+	}
+	if *metrics != "" && fmtName != "table" {
+		return usagef("--metrics picks the table's columns; the %s holds every metric (add --format table)", strings.ToUpper(fmtName))
 	}
 	if err := checkOutput(*out); err != nil {
 		return err
@@ -505,11 +517,17 @@ func (e env) explainCmd(args []string) error {
 	fs.Var(&sets, "set", "override KEY=VALUE before explaining (repeatable)")
 	seed := fs.String("seed", "", "override the seed")
 	duration := fs.String("duration", "", "override the duration")
-	format := fs.String("format", "table", "output format: table or json")
+	format := fs.String("format", "", "output format: table or json (default: json when -o ends in .json, else table)")
 	out := fs.String("o", "", "write to FILE (atomically)")
 	pos, err := e.parse(fs, args)
 	if err != nil {
 		return err
+	}
+	if *format == "" {
+		*format = "table"
+		if strings.EqualFold(filepath.Ext(*out), ".json") {
+			*format = "json"
+		}
 	}
 	if *format != "table" && *format != "json" {
 		return usagef("--format %q: want table or json", *format)

@@ -183,6 +183,13 @@ func TestExitStatusAndMessages(t *testing.T) {
 		{[]string{"plot", "demo/mmc", "--case", "mm5", "-o", filepath.Join(dir, "x.png")}, 2, "did you mean mm4?"},
 		{[]string{"export", "demo/mmc", "--format", "md", "--image", "gif", "-o", filepath.Join(dir, "x.md")}, 2, `--image "gif": want png or svg`},
 		{[]string{"run", "demo/mmc", "--report-interval", "1.5s"}, 2, "whole number of seconds"},
+		// --metrics is checked before the run, and only where it means something.
+		{[]string{"run", "demo/mmc", "--metrics", "nosuch", "-o", filepath.Join(dir, "m.txt")}, 2, `the result has no metric "nosuch"`},
+		{[]string{"run", "binlog/quick", "--case", "Case2", "--metrics", "disk.series.util_pct"}, 2, "is a per-interval series, not a table column"},
+		{[]string{"run", "demo/mmc", "--metrics", "throughput", "--format", "json"}, 2, "--metrics picks the table's columns"},
+		{[]string{"trace", "binlog/quick", "--case", "Case1", "--case", "Case8", "--window", "1s:1.01s"}, 2, "trace records one case"},
+		{[]string{"plot", "demo/mmc", "--kind", "sweep", "-o", filepath.Join(dir, "s.png")}, 2, "plot --kind sweep draws a sweep's result"},
+		{[]string{"export", "demo/mmc", "--format", "md", "-o", "-"}, 2, "writes several files"},
 	}
 	for _, tt := range tests {
 		_, errOut, code := simrun(t, tt.args...)
@@ -308,5 +315,36 @@ func TestInterruptKeepsEarlierResult(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); string(b) != old {
 		t.Errorf("the earlier result was replaced by %q", b)
+	}
+}
+
+// TestResultInputFlags: plot and export of a result keep the cases named
+// with --case (refusing one the result lacks), refuse --seed and
+// --duration (the result is already run), and export's CSV goes to stdout
+// with -o -; explain picks JSON from -o's extension.
+func TestResultInputFlags(t *testing.T) {
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.json")
+	if _, errOut, code := simrun(t, "run", "demo/mmc", "--duration", "1s", "-o", res); code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	out, errOut, code := simrun(t, "export", res, "--format", "csv", "--case", "md4", "-o", "-")
+	if code != 0 || !strings.Contains(out, "md4,") || strings.Contains(out, "mm4,") {
+		t.Errorf("export --case md4 -o -: exit %d, %s\n%s", code, errOut, out)
+	}
+	for _, args := range [][]string{
+		{"export", res, "--format", "md", "--case", "md5", "-o", filepath.Join(dir, "x.md")},
+		{"plot", res, "--kind", "bar", "--seed", "3", "-o", filepath.Join(dir, "x.png")},
+	} {
+		if _, errOut, code := simrun(t, args...); code != exitUsage || !(strings.Contains(errOut, "did you mean md4?") || strings.Contains(errOut, "already run")) {
+			t.Errorf("simrun %s: exit %d, %q", strings.Join(args, " "), code, errOut)
+		}
+	}
+	ex := filepath.Join(dir, "ex.json")
+	if _, errOut, code := simrun(t, "explain", "demo/mmc", "--case", "mm4", "-o", ex); code != 0 {
+		t.Fatalf("explain: exit %d: %s", code, errOut)
+	}
+	if b, _ := os.ReadFile(ex); !json.Valid(b) {
+		t.Errorf("explain -o ex.json wrote no JSON: %.80s", b)
 	}
 }

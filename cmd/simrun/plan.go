@@ -378,22 +378,18 @@ func (ev *planEval) probe(ctx context.Context, cons []plan.Constraint) error {
 			first = c
 		}
 	}
-	short, err := first.With([]scenarios.Set{{Key: "duration", Value: "100ms"}, {Key: "warmup", Value: "0s"}}, scenarios.Source{Kind: "flag", Name: "plan probe"})
-	if err != nil {
-		return err
-	}
-	ms, err := scenarios.RunReplications(ctx, short, []int{0}, 1)
+	m, err := probeMetrics(ctx, first)
 	if err != nil {
 		return err
 	}
 	var paths []string
-	for _, l := range result.Flatten(ms[0]) {
+	for _, l := range result.Flatten(m) {
 		if _, ok := result.Float(l.Value); ok {
 			paths = append(paths, l.Path)
 		}
 	}
 	for _, c := range cons {
-		v, ok := ms[0].Lookup(c.Metric)
+		v, ok := m.Lookup(c.Metric)
 		if _, num := result.Float(v); !ok || !num {
 			return usagef("%s %s: case %s reports no numeric metric %q (allowed: %s)", c.Flag, c, ev.c.Name, c.Metric, suggestMetrics(c.Metric, paths))
 		}
@@ -779,27 +775,7 @@ func planPlotInput(r *PlanReport) plan.PlotInput {
 // far from the simulation, that too, on stderr; then, for up to a dozen
 // rows, the resource that binds each.
 func writeNotes(w io.Writer, doc *result.Document) {
-	units := map[string]string{}
-	for _, a := range doc.Sweep {
-		units[a.Key] = a.Unit
-	}
-	// label names a row: its case and, in a sweep, its point in the
-	// parameters' units (40MB/s, not 40000000).
-	label := func(c *result.Case) string {
-		if len(c.Point) == 0 {
-			return c.Name
-		}
-		var ks []string
-		for k, v := range c.Point {
-			s := result.FormatValue(v)
-			if f, ok := result.Float(v); ok && units[k] != "" {
-				s = result.FormatUnit(f, units[k])
-			}
-			ks = append(ks, k+"="+s)
-		}
-		sort.Strings(ks)
-		return c.Name + " [" + strings.Join(ks, " ") + "]"
-	}
+	label := func(c *result.Case) string { return result.RowLabel(doc, *c) }
 	var binds []string
 	for i := range doc.Cases {
 		if b := doc.Cases[i].Bottleneck; b != nil {

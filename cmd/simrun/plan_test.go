@@ -292,4 +292,12 @@ func TestSweepNotesNameThePoint(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, errOut)
 		}
 	}
+	// So do the per-interval blocks after the table.
+	out, errOut, code := simrun(t, "sweep", "binlog/quick", "--case", "Case2", "--duration", "1s",
+		"--set", "volume.bandwidth_max=40MB/s,80MB/s", "--report-interval", "1s", "--iostat")
+	for _, want := range []string{"Case2 [volume.bandwidth_max=40MB/s], every 1s (sysbench", "Case2 [volume.bandwidth_max=80MB/s], every 1s (iostat"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("exit %d, stdout lacks %q:\n%s%s", code, want, out, errOut)
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,7 +148,9 @@ func chooseColumns(doc *result.Document, only []string) (cols []column, err erro
 			}
 			if n == 0 {
 				msg := fmt.Sprintf("--metrics: the result has no metric %q", want)
-				if s := scenarios.Suggest(want, paths); s != "" {
+				if slices.Contains(paths, want) {
+					msg = fmt.Sprintf("--metrics: %q is a per-interval series, not a table column (--report-interval and --iostat print the series; the JSON holds them)", want)
+				} else if s := scenarios.Suggest(want, paths); s != "" {
 					msg += fmt.Sprintf("; did you mean %s?", s)
 				}
 				if err == nil {
@@ -516,16 +519,6 @@ func pointKey(doc *result.Document, c result.Case) string {
 	return strings.Join(parts, "\x00")
 }
 
-// pointLabel prints a row's sweep point as the table shows it:
-// "bandwidth_max=40MB/s".
-func pointLabel(doc *result.Document, c result.Case) string {
-	var parts []string
-	for _, a := range doc.Sweep {
-		parts = append(parts, lastSegment(a.Key)+"="+a.Format(c.Point[a.Key]))
-	}
-	return strings.Join(parts, " ")
-}
-
 // label is a case's distinguishing settings: "binlog_storage_engine=file
 // sync_binlog=0 innodb_flush_log_at_trx_commit=0".
 func (st *settings) label(name string) string {
@@ -626,7 +619,7 @@ func identicalNotes(doc *result.Document, st *settings) []string {
 			byText[text] = n
 			notes = append(notes, n)
 		}
-		n.points = append(n.points, pointLabel(doc, doc.Cases[g[0]]))
+		n.points = append(n.points, result.PointLabel(doc, doc.Cases[g[0]]))
 	}
 	var out []string
 	for _, n := range notes {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"simrun/internal/trace"
@@ -22,7 +23,8 @@ var traced = map[string]bool{"sysbench": true, "fio": true, "demo": true}
 // a window of it: where each transaction and each I/O spent its time.
 func (e env) traceCmd(args []string) error {
 	fs := e.newFlags("trace")
-	caseName := fs.String("case", "", "the case to trace (required when the file has several)")
+	var cases listFlag
+	fs.Var(&cases, "case", "the case to trace (required when the file has several)")
 	window := fs.String("window", "", "FROM:TO in virtual time, e.g. 10s:10.2s (required)")
 	out := fs.String("o", "", "write the trace to FILE (atomically); default stdout")
 	seed := fs.String("seed", "", "override the seed")
@@ -33,6 +35,13 @@ func (e env) traceCmd(args []string) error {
 	}
 	if len(pos) != 1 || *window == "" {
 		return usagef("trace takes one scenario file, --case NAME and --window FROM:TO (see simrun help trace)")
+	}
+	if len(cases) > 1 {
+		return usagef("trace records one case, got --case %s", strings.Join(cases, ", "))
+	}
+	caseName := new(string)
+	if len(cases) == 1 {
+		*caseName = cases[0]
 	}
 	from, to, err := trace.ParseWindow(*window)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -183,11 +184,33 @@ func caseLabel(d *Document, c Case) string {
 	if len(d.Sweep) == 0 {
 		return c.Name
 	}
+	return c.Name + " " + PointLabel(d, c)
+}
+
+// PointLabel prints a row's sweep point as a table shows it, each key by
+// its last segment and each value in its unit: "bandwidth_max=40MB/s".
+func PointLabel(d *Document, c Case) string {
 	var parts []string
 	for _, a := range d.Sweep {
 		parts = append(parts, lastSeg(a.Key)+"="+a.Format(c.Point[a.Key]))
 	}
-	return c.Name + " " + strings.Join(parts, " ")
+	return strings.Join(parts, " ")
+}
+
+// RowLabel names a row in notes and headings: its case and, in a sweep,
+// its point by full keys in key order, each value in its unit:
+// "Case2 [volume.bandwidth_max=40MB/s]".
+func RowLabel(d *Document, c Case) string {
+	if len(d.Sweep) == 0 || len(c.Point) == 0 {
+		return c.Name
+	}
+	axes := slices.Clone(d.Sweep)
+	slices.SortFunc(axes, func(a, b Axis) int { return strings.Compare(a.Key, b.Key) })
+	var parts []string
+	for _, a := range axes {
+		parts = append(parts, a.Key+"="+a.Format(c.Point[a.Key]))
+	}
+	return c.Name + " [" + strings.Join(parts, " ") + "]"
 }
 
 func lastSeg(p string) string {
