@@ -60,6 +60,9 @@ const driftTol = 0.01
 // throughput series (series.tps, or a replica's applier.tps_series).
 func Steady(c *Case, m result.Metrics) *result.Steady {
 	dur := c.Settings.Duration.Seconds()
+	if c.Config.Workload.Kind == "bulkload" {
+		return loadCutOff(c, m)
+	}
 	path := "series.tps"
 	xs := floats(m, path)
 	interval, _ := metric(m, "series.interval_s")
@@ -90,6 +93,9 @@ func Steady(c *Case, m result.Metrics) *result.Steady {
 	// run it asks for: t at most half of it.
 	twice := func(t float64) float64 { return math.Ceil(2*t/interval) * interval }
 
+	if tx, ok := metric(m, "transactions"); ok && tx == 0 {
+		warn(math.Max(2*dur, 20), "no transaction completed in the %gs measured: every figure is empty", dur)
+	}
 	trunc, settled := stats.MSER5(xs)
 	batch, cycle, seen := stats.MSERBatch, 0, "its second half"
 	if n >= 4*stats.MSERBatch && !settled {
@@ -309,7 +315,7 @@ func applierLag(st *result.Steady, m result.Metrics, tps []float64, warn func(fl
 // floats reads a numeric series by path.
 func floats(m result.Metrics, path string) []float64 {
 	v, _ := m.Lookup(path)
-	xs, _ := v.([]float64)
+	xs, _ := result.Floats(v) // a decoded result's whole-number series are []int64
 	return xs
 }
 
@@ -354,4 +360,25 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// loadCutOff judges a bulk load: a load is steady when it finished, since
+// its figure is the load's wall time; one the run's duration cut off gets a
+// warning and the run its rows so far say it needs (at the rate they came
+// at, a lower bound: a load slows as its indexes outgrow the buffer pool).
+func loadCutOff(c *Case, m result.Metrics) *result.Steady {
+	done, ok := m.Lookup("done")
+	if !ok || done != false {
+		return nil
+	}
+	dur := c.Settings.Duration.Seconds()
+	st := &result.Steady{Series: "done", TooShort: true, NeededS: 2 * dur}
+	rows, _ := metric(m, "rows")
+	total := float64(c.Config.Workload.Bulkload.Rows)
+	if rows > 0 && total > rows {
+		st.NeededS = math.Ceil(dur * total / rows)
+	}
+	st.Warnings = append(st.Warnings, fmt.Sprintf("the load did not finish: %.0f of %.0f rows in the %gs measured; run at least %gs (a lower bound: the load slows as it grows)",
+		rows, total, dur, st.NeededS))
+	return st
 }

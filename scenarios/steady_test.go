@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"simrun/internal/result"
 	"simrun/sim"
@@ -537,5 +538,32 @@ func TestTwinReplicaScheduler(t *testing.T) {
 	}
 	if csa1, csa10 := bound["nologs-1u-backlog-csa"], bound["nologs-10u-backlog-csa"]; csa1 != csa10 {
 		t.Errorf("CSA scheduler bound %.0f at 10 updates, %.0f at 1: want it the same (GTID events only)", csa10, csa1)
+	}
+}
+
+// TestSteadyNothingDone: a bulk load the run cut off is too short and asks
+// for the run its rate so far needs; a finished one is not judged; a
+// sysbench run in which no transaction completed says so.
+func TestSteadyNothingDone(t *testing.T) {
+	load, err := mustLoad(t, "bulkload/ladder").Case("step1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	load.Settings.Duration = sim.Duration(10 * time.Second)
+	total := float64(load.Config.Workload.Bulkload.Rows)
+	if st := Steady(load, result.Metrics{"done": false, "rows": total / 10}); st == nil || !st.TooShort || st.NeededS != 100 ||
+		!strings.Contains(st.Warnings[0], "did not finish") {
+		t.Errorf("cut-off load: %+v, want too short, asking 100 s", st)
+	}
+	if st := Steady(load, result.Metrics{"done": true, "rows": total}); st != nil {
+		t.Errorf("finished load: %+v, want no judgement", st)
+	}
+	sb, err := mustLoad(t, "binlog/quick").Case("Case2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := Steady(sb, result.Metrics{"transactions": int64(0), "series": result.Metrics{"tps": []float64{0}, "interval_s": 1.0}})
+	if st == nil || !st.TooShort || !strings.Contains(strings.Join(st.Warnings, "\n"), "no transaction completed") {
+		t.Errorf("empty run: %+v, want a warning that nothing completed", st)
 	}
 }

@@ -45,23 +45,8 @@ func blockAt(m result.Metrics, path string) (seriesBlock, bool) {
 		b.interval = iv
 	}
 	for k, x := range mm {
-		var ys []float64
-		switch s := x.(type) {
-		case []float64:
-			ys = s
-		case []int64:
-			for _, n := range s {
-				ys = append(ys, float64(n))
-			}
-		case []any:
-			for _, e := range s {
-				f, ok := result.Float(e)
-				if !ok {
-					f = math.NaN()
-				}
-				ys = append(ys, f)
-			}
-		default:
+		ys, ok := result.Floats(x)
+		if !ok {
 			continue
 		}
 		b.names = append(b.names, k)

@@ -358,6 +358,36 @@ func Float(v any) (float64, bool) {
 	return 0, false
 }
 
+// Floats returns a series metric as float64s, whichever form it has: the
+// []float64 a run makes, or the []int64 (every point whole) or []any a
+// decoded result holds. A missing point (JSON null) is NaN.
+func Floats(v any) ([]float64, bool) {
+	switch x := v.(type) {
+	case []float64:
+		return x, true
+	case []int64:
+		out := make([]float64, len(x))
+		for i, n := range x {
+			out[i] = float64(n)
+		}
+		return out, true
+	case []any:
+		out := make([]float64, len(x))
+		for i, e := range x {
+			f, ok := Float(e)
+			if !ok && e != nil {
+				return nil, false
+			}
+			if e == nil {
+				f = math.NaN()
+			}
+			out[i] = f
+		}
+		return out, true
+	}
+	return nil, false
+}
+
 // Leaf is one flattened metric: its dotted path and value.
 type Leaf struct {
 	Path  string

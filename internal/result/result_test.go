@@ -10,6 +10,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 func sample() *Document {
@@ -350,5 +351,26 @@ func TestSweepValuesInCSVAndLabels(t *testing.T) {
 	wantHead := []string{"metric", `c bandwidth_max=40MB/s service={ dist = "exponential", mean = "1ms" }`}
 	if d := cmp.Diff(wantHead, MetricTable(d).Header); d != "" {
 		t.Errorf("metric table header (-want +got):\n%s", d)
+	}
+}
+
+// TestFloatsOfDecodedSeries: a series whose every point is whole decodes
+// as []int64, one with a fraction as []float64, one with a gap as []any;
+// Floats reads each as the float64s the run made.
+func TestFloatsOfDecodedSeries(t *testing.T) {
+	doc := `{"schema":"simrun.result/v1","cases":[{"name":"a","metrics":{"whole":[7176,7160],"frac":[1.5,2],"gap":[1,null,3]}}]}`
+	d, err := Decode(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string][]float64{"whole": {7176, 7160}, "frac": {1.5, 2}, "gap": {1, math.NaN(), 3}} {
+		v, _ := d.Cases[0].Metrics.Lookup(path)
+		got, ok := Floats(v)
+		if !ok || !cmp.Equal(got, want, cmpopts.EquateNaNs()) {
+			t.Errorf("%s (%T): %v, want %v", path, v, got, want)
+		}
+	}
+	if _, ok := Floats("text"); ok {
+		t.Error("a string read as a series")
 	}
 }

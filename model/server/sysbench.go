@@ -425,6 +425,9 @@ func (s *Sysbench) Report() Metrics {
 		sum += ms
 	}
 	breakdown["sum"] = sum
+	// The last interval ends with the window, not at the last commit:
+	// its rate is the commits over its whole width.
+	s.tps.Advance(now - s.since)
 	pts := s.tps.Points()
 	series := make([]float64, len(pts))
 	for i, p := range pts {
