@@ -12,7 +12,10 @@ import (
 // the models emit (nothing is measured twice): the machine's CPU, the
 // volume's bandwidth and IOPS caps (throughput over the configured cap, an
 // I/O counting max(1, ceil(size/io_unit)) IOPS as the volume counts it;
-// the share of the run spent held at the cap is kept as evidence), the
+// the share of the run spent held at the cap is kept as evidence), its
+// burst-credit bucket, for a fio job the busy time of a device that serves
+// one I/O at a time and the round trip of a job with one I/O in flight
+// (fioCandidates), the
 // redo and binlog logs (rounds per second × a round's write + sync as its
 // transactions see it: a log runs one group-commit round at a time), and
 // for a replica the coordinator, the workers and commit order. The
@@ -60,6 +63,22 @@ func Bottleneck(c *Case, m result.Metrics) *result.Bottleneck {
 				(rs*pieces(rsz)+ws*pieces(wsz))/iops*100, true)
 		}
 	}
+	// A burst-credit bucket (gp2): the credits the window's I/Os took over
+	// the credits it offered, its starting balance plus the refill at
+	// baseline_iops. 100 % once the bucket has run dry: from then on the
+	// volume is held to baseline_iops, below iops_max.
+	if taken, ok := metric(m, "disk.credits.taken"); ok {
+		start, _ := metric(m, "disk.credits.balance_start")
+		refill, _ := metric(m, "disk.credits.refill")
+		held, _ := metric(m, "disk.credits.bound_pct")
+		if start+refill > 0 {
+			add("volume_credits", fmt.Sprintf("disk.credits.taken / (disk.credits.balance_start + disk.credits.refill); held to credits.baseline_iops %.1f %% of the time", held),
+				taken/(start+refill)*100, true)
+		}
+	}
+	if c.Config.Workload.Kind == "fio" {
+		fioCandidates(c, m, add)
+	}
 	if tx, ok := metric(m, "transactions"); ok && tx > 0 {
 		tps, _ := metric(m, "tps")
 		for _, log := range []string{"redo", "binlog"} {
@@ -97,4 +116,49 @@ func Bottleneck(c *Case, m result.Metrics) *result.Bottleneck {
 	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].UtilPct > rs[j].UtilPct })
 	return &result.Bottleneck{Resource: rs[0].Name, UtilPct: rs[0].UtilPct, Evidence: rs[0].Evidence, Ranked: rs}
+}
+
+// fioCandidates adds what can bind a fio job beside the volume's caps:
+//
+//   - volume_busy, on a device that serves one I/O at a time (an HDD: one
+//     actuator), its busy time, disk.util_pct (iostat's %util: the share of
+//     time with an I/O at the device). A seek-bound HDD is busy long before
+//     its IOPS or byte cap binds. A device that serves I/Os in parallel (a
+//     network volume, an SSD) is not saturated at 100 % util, so it gets no
+//     such candidate.
+//   - round_trip, for a job with one I/O in flight (iodepth x numjobs = 1):
+//     the share of time that I/O (or fsync) was in flight, by Little's law
+//     the sum over read, write and sync of rate x mean latency, less the
+//     share of time it was held at a cap (disk.*_bound_pct: at depth 1 the
+//     queue head is the job's I/O). What is left is the job's own round
+//     trip through the device: near 100 % means it is latency bound, and
+//     only a lower latency or more I/Os in flight would go faster.
+func fioCandidates(c *Case, m result.Metrics, add func(name, evidence string, pct float64, ok bool)) {
+	if c.Config.Volume.Kind == "hdd" {
+		busy, ok := metric(m, "disk.util_pct")
+		add("volume_busy", "disk.util_pct (the HDD's one actuator busy)", busy, ok)
+	}
+	depth, _ := metric(m, "iodepth")
+	jobs, _ := metric(m, "numjobs")
+	secs, _ := metric(m, "runtime_s")
+	if depth*jobs != 1 || !(secs > 0) {
+		return
+	}
+	inflight := 0.0 // seconds of latency per second
+	for _, dir := range []string{"read", "write"} {
+		n, _ := metric(m, dir+".iops")
+		lat, _ := metric(m, dir+".clat_ms.mean")
+		inflight += n * lat / 1000
+	}
+	if n, ok := metric(m, "sync.total_ios"); ok {
+		lat, _ := metric(m, "sync.lat_ms.mean")
+		inflight += n / secs * lat / 1000
+	}
+	held := 0.0 // the queue head waits for one cap at a time
+	for _, p := range []string{"disk.iops_cap_bound_pct", "disk.bw_cap_bound_pct", "disk.credits.bound_pct"} {
+		h, _ := metric(m, p)
+		held += h
+	}
+	add("round_trip", "(read.iops × read.clat_ms.mean + write.iops × write.clat_ms.mean + sync.total_ios / runtime_s × sync.lat_ms.mean) − disk.*_bound_pct: the job's one I/O in flight, not held at a cap",
+		math.Max(0, inflight*100-held), true)
 }

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"simrun/model/disk"
 )
 
 // head is a valid start that the bad inputs below add to; top puts keys at
@@ -89,7 +91,7 @@ var badInputs = []struct {
 		"name = \"t\"\nseed = 1\n",
 		[]string{`bad.toml: workload: missing required section [workload] (allowed: kind = {kinds|})`}},
 	{"missing name",
-		"[workload]\nkind = \"demo\"\n",
+		"[workload]\nkind = \"demo\"\n[machine]\ncores = 2\n",
 		[]string{`bad.toml: name: missing required key (a short name for the scenario, used in reports)`}},
 	{"duplicate case name",
 		head + "[[case]]\nname = \"a\"\n[[case]]\nname = \"a\"\n",
@@ -108,7 +110,7 @@ var badInputs = []struct {
 		[]string{`bad.toml:2: case: want [[case]] entries (an array of tables), got string "a"`}},
 	{"unknown preset",
 		head + "[machine]\npreset = \"cray\"\n",
-		[]string{`bad.toml:5: machine.preset: no preset "cray" for [machine] (allowed: cloud-4vcpu, old-pc, replica-32core)`}},
+		[]string{`bad.toml:5: machine.preset: no preset "cray" built into simrun for [machine]; name a preset file of your own by its path relative to this file, preset = "cray.toml" (allowed: cloud-4vcpu, old-pc, replica-32core)`}},
 	{"preset outside a section",
 		head + "[workload.demo]\npreset = \"x\"\n",
 		[]string{`bad.toml:5: workload.demo.preset: unknown key (allowed: arrival_rate, service, servers)`}},
@@ -124,6 +126,32 @@ var badInputs = []struct {
 			`bad.toml:2: seed: want a non-negative integer, got string "x"`,
 			`bad.toml:4: machine.cores: must be between 1 and 4096, got 0`,
 		}},
+	// A file with one section table and no name is a preset, checked as
+	// one: the same messages as when a scenario names it.
+	{"preset file: unknown keys",
+		"descripton = \"x\"\n[volume]\nbandwith_max = \"10MB/s\"\n",
+		[]string{
+			`bad.toml:1: descripton: unknown key in a [volume] preset (allowed: description, volume)`,
+			`bad.toml:3: volume.bandwith_max: unknown key; did you mean bandwidth_max? (allowed: {volume}, preset)`,
+		}},
+	{"preset file: bad unit and range",
+		"description = \"x\"\n[volume]\nread_latency = \"fast\"\nqueue_depth = 0\n",
+		[]string{
+			`bad.toml:3: volume.read_latency: bad duration "fast": want a duration like 1.5ms, 250us or 600s (units ns, us, ms, s, m, h)`,
+			`bad.toml:4: volume.queue_depth: must be in [1, 65536], got 0`,
+		}},
+	{"preset file naming a preset",
+		"[machine]\npreset = \"old-pc\"\ncores = 0\n",
+		[]string{
+			`bad.toml:2: machine.preset: a preset cannot name another preset`,
+			`bad.toml:3: machine.cores: must be between 1 and 4096, got 0`,
+		}},
+	{"workload preset without a kind",
+		"[workload.sysbench]\nthreads = 0\n",
+		[]string{`bad.toml:2: workload.sysbench.threads: must be in [1, 100000], got 0`}},
+	{"scenario without a name is not a preset",
+		"duration = \"1s\"\n[workload]\nkind = \"demo\"\n",
+		[]string{`bad.toml: name: missing required key (a short name for the scenario, used in reports)`}},
 	{"date-time value",
 		top("duration = 1979-05-27T07:32:00Z\n"),
 		[]string{`bad.toml:2: duration: bad duration: got a datetime; want a duration like 1.5ms, 250us or 600s (a string)`}},
@@ -160,7 +188,8 @@ func TestLoadErrors(t *testing.T) {
 				}
 				workload += strings.Split(f.Tag.Get("toml"), ",")[0]
 			}
-			expand := strings.NewReplacer("{top}", top, "{workload}", workload,
+			volume := strings.Join(keysOf(reflect.TypeOf(disk.Config{})), ", ")
+			expand := strings.NewReplacer("{top}", top, "{workload}", workload, "{volume}", volume,
 				"{kinds}", strings.Join(Kinds(), ", "), "{kinds|}", strings.Join(Kinds(), " | "))
 			for i := range tt.want {
 				tt.want[i] = expand.Replace(tt.want[i])

@@ -9,8 +9,8 @@ import (
 
 // FuzzLoad feeds the loader arbitrary files, seeded with the built-in
 // library and the bad inputs of TestLoadErrors. Every input must either be
-// rejected with an ErrorList or load, validate and run for 1ms; nothing may
-// panic. Run it with: go test ./scenarios -fuzz FuzzLoad -fuzztime 60s
+// rejected with an ErrorList, be a valid preset file (a *PresetFile), or
+// load, validate and run for 1ms; nothing may panic. Run it with: go test ./scenarios -fuzz FuzzLoad -fuzztime 60s
 func FuzzLoad(f *testing.F) {
 	fs.WalkDir(library, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
@@ -26,6 +26,13 @@ func FuzzLoad(f *testing.F) {
 		sc, err := LoadBytes("fuzz.toml", data)
 		if err != nil {
 			var el ErrorList
+			var pf *PresetFile
+			if errors.As(err, &pf) { // a valid preset file, not a scenario
+				if pf.Section == "" || !isSection(pf.Section) {
+					t.Fatalf("preset of section %q", pf.Section)
+				}
+				return
+			}
 			if !errors.As(err, &el) {
 				t.Fatalf("error is %T, not an ErrorList: %v", err, err)
 			}

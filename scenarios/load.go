@@ -49,7 +49,10 @@ const maxExtends = 16
 
 // Load reads, resolves and validates a scenario: a file on disk, or a
 // built-in scenario ("demo/mmc", "builtin:demo/mmc.toml"). The error, if
-// any, is an ErrorList naming file, line and key of every problem.
+// any, is an ErrorList naming file, line and key of every problem. A file
+// that is a preset rather than a scenario (one section table, no name) is
+// checked as a preset of its section: a *PresetFile when it is valid, else
+// the ErrorList of its problems.
 func Load(name string) (*Scenario, error) {
 	ref, err := resolveName(name)
 	if err != nil {
@@ -281,6 +284,21 @@ func (ld *loader) applier(c *Case, topExtra []string) *applier {
 }
 
 func (ld *loader) load(ref fileRef, src []byte) (*Scenario, error) {
+	if src == nil {
+		b, err := ref.read()
+		if err != nil {
+			ld.e.add(&Error{File: ref.String(), Msg: "cannot read: " + err.Error()})
+			return nil, ld.e.err()
+		}
+		src = b
+	}
+	p := ld.parse(ref, src)
+	if p == nil {
+		return nil, ld.e.err()
+	}
+	if section, ok := presetSection(p.tree); ok {
+		return nil, ld.loadPresetFile(ref, p, section)
+	}
 	ch := ld.loadChain(ref, src, nil, nil)
 	if ch == nil {
 		return nil, ld.e.err()
@@ -389,6 +407,15 @@ func (ld *loader) loadPreset(section, name string, from *layer, path string) (*l
 		e := from.errorAt(path, fmt.Sprintf("no preset %q for [%s]", name, section), strings.Join(PresetNames(section), ", "))
 		if strings.HasSuffix(name, ".toml") {
 			e.Msg, e.Allowed = fmt.Sprintf("cannot read preset %s: %v", ref, rerr), ""
+		} else {
+			// The built-in presets are compiled into simrun: a file added
+			// to library/ counts only after a rebuild, so point at the
+			// path form, which reads the file as it is.
+			rel := "this file"
+			if from.src.Kind == "flag" {
+				rel = "the current directory"
+			}
+			e.Msg = fmt.Sprintf("no preset %q built into simrun for [%s]; name a preset file of your own by its path relative to %s, preset = \"%s.toml\"", name, section, rel, name)
 		}
 		return nil, e
 	}
@@ -396,7 +423,16 @@ func (ld *loader) loadPreset(section, name string, from *layer, path string) (*l
 	if p == nil {
 		return nil, from.errorAt(path, fmt.Sprintf("preset %s has errors (above)", ref), "")
 	}
-	pl := &layer{src: Source{Kind: "preset", Name: strings.TrimSuffix(name, ".toml"), File: ref.String()}, lines: p.lines}
+	pl := ld.presetLayer(section, ref, p, strings.TrimSuffix(name, ".toml"))
+	ld.presets[key] = pl
+	return pl, nil
+}
+
+// presetLayer checks the top level of a parsed preset file of section (a
+// description and the [section] table, nothing else) and returns its
+// layer, named name.
+func (ld *loader) presetLayer(section string, ref fileRef, p *parsed, name string) *layer {
+	pl := &layer{src: Source{Kind: "preset", Name: name, File: ref.String()}, lines: p.lines}
 	tree := map[string]any{}
 	for _, k := range orderedKeys(p.tree, pl, "") {
 		switch v := p.tree[k]; {
@@ -415,8 +451,7 @@ func (ld *loader) loadPreset(section, name string, from *layer, path string) (*l
 		}
 	}
 	pl.tree = tree
-	ld.presets[key] = pl
-	return pl, nil
+	return pl
 }
 
 func builtinRelative(fromDisplay, name string) (fileRef, error) {

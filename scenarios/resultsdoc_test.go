@@ -98,10 +98,14 @@ func TestResultsDocSysbench(t *testing.T) {
 }
 
 // The disk block's fields (two levels; the per-source maps' keys are the
-// registered sources) are exactly those docs/results.md lists for it.
+// registered sources) are exactly those docs/results.md lists for it. The
+// volume has a burst-credit bucket, so that its optional credits block is
+// among them.
 func TestResultsDocDisk(t *testing.T) {
 	env := sim.New(1)
-	vol, err := disk.New(env, disk.DefaultConfig())
+	cfg := disk.DefaultConfig()
+	cfg.Credits = disk.Credits{BaselineIOPS: 300, Balance: 1000}
+	vol, err := disk.New(env, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

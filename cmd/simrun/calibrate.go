@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -63,9 +64,18 @@ func (e env) calibrateCmd(args []string) error {
 			preset = strings.TrimSuffix(filepath.Base(*out), filepath.Ext(*out))
 		}
 	}
-	toml, err := fio.CalibratePreset(data, preset)
+	cal, err := fio.CalibrateDetail(data)
 	if err != nil {
 		return usagef("calibrate: %s: %v", pos[0], err)
+	}
+	toml, err := cal.Preset(preset)
+	if err != nil {
+		return usagef("calibrate: %s: %v", pos[0], err)
+	}
+	// The warnings are in the preset's comments too, but a preset
+	// written to a file would hide them.
+	for _, w := range cal.Warnings() {
+		fmt.Fprintf(e.stderr, "simrun: calibrate: %s\n", w)
 	}
 	return e.output(*out, func(w io.Writer, _ bool) error {
 		_, err := w.Write(toml)

@@ -109,6 +109,35 @@ func TestCalibrateCommand(t *testing.T) {
 	}
 }
 
+// TestCalibrateFioNoteAndWarnings: fio 3.33's "note:" line ahead of the
+// JSON (a psync job given iodepth=4, saved with > as the help says) is
+// skipped; the job was buffered, which stderr says as well as the preset,
+// and psync's iodepth=4 gets no queueing warning. A file with no JSON
+// object at all is refused with exit 2.
+func TestCalibrateFioNoteAndWarnings(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "vol.toml")
+	_, stderr, code := simrun(t, "calibrate", "../../model/fio/testdata/fio-psync-qd4-buffered.json", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if want := `simrun: calibrate: iops_max, bandwidth_max and write_latency: WARNING: job "n" ran buffered`; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if strings.Contains(stderr+string(b), "includes queueing") {
+		t.Errorf("a psync job warned of queueing:\n%s%s", stderr, b)
+	}
+	if !strings.Contains(string(b), "#   fio said: note: both iodepth >= 1") {
+		t.Errorf("preset does not keep fio's note:\n%s", b)
+	}
+	junk := filepath.Join(dir, "junk.json")
+	os.WriteFile(junk, []byte("fio: no such file\n"), 0o644)
+	if _, stderr, code := simrun(t, "calibrate", junk); code != 2 || !strings.Contains(stderr, "no JSON object in the file") {
+		t.Errorf("junk: exit %d: %s", code, stderr)
+	}
+}
+
 // TestCalibrateHarnessKeptFio: with --harness and no fio JSON the volume
 // comes from the fio run the harness document carries (harness.py --fio);
 // a document without one is refused with exit 2, naming the option.

@@ -110,7 +110,9 @@ Example:
 	"validate": `Usage: simrun validate FILE...
 
 Loads and checks each file without running it: syntax, unknown keys, types,
-units, ranges, case names, extends and presets. Prints "ok FILE" or one line
+units, ranges, case names, extends and presets. A preset file (one section
+such as [volume], as simrun calibrate writes) is checked as a preset of that
+section: "ok FILE (preset volume)". Prints "ok FILE" or one line
 per problem, FILE:LINE: key.path: message (allowed: ...). Exit status 2 if any
 file has a problem.
 `,
@@ -172,10 +174,22 @@ a volume preset: the IOPS and bandwidth caps from the measured maxima, and
 read, write and flush latency distributions (empirical) from the completion
 latency percentiles; when two iodepth-1 direct write jobs used different
 block sizes, a transfer rate from their difference, so that small writes
-cost less than large ones. Use the preset in a scenario with
+cost less than large ones. Use the preset in a scenario by its path,
+relative to the scenario file:
   [volume]
-  preset = "NAME"     # when the file sits in scenarios/library/volume/
-or copy its [volume] table into the scenario. See docs/model-disk.md.
+  preset = "my-volume.toml"
+or copy its [volume] table into the scenario. preset = "NAME" (no .toml)
+names a built-in preset: those are compiled into simrun, so a file added to
+scenarios/library/volume/ counts only after rebuilding simrun. simrun
+validate my-volume.toml checks the preset. See docs/model-disk.md.
+
+Lines fio writes ahead of its JSON (fio 3.33's "note: ..." when a
+synchronous engine is given iodepth > 1) are skipped and kept as comments.
+Warnings go to stderr as well as into the preset: a latency measured with
+more than one I/O in flight (an asynchronous engine such as libaio at
+iodepth > 1; psync and the other synchronous engines keep one), and values
+from a buffered job (direct=0 with no fsync, fdatasync or sync), which
+measure the page cache rather than the device.
 
 Example:
   fio --name=t --filename=/data/fio.dat --size=1G --rw=randwrite --bs=16k \

@@ -576,7 +576,10 @@ func (e env) validateCmd(args []string) error {
 	for _, p := range pos {
 		sc, err := loadScenario(p)
 		var el scenarios.ErrorList
+		var pf *scenarios.PresetFile
 		switch {
+		case errors.As(err, &pf):
+			fmt.Fprintf(e.stdout, "ok %s (preset %s)\n", pf.File, pf.Section)
 		case err == nil:
 			plural := "s"
 			if len(sc.Cases) == 1 {

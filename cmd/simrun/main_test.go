@@ -243,8 +243,9 @@ func TestExplainValidateList(t *testing.T) {
 	if code != 0 || !strings.Contains(table, "preset cloud-4vcpu") || !strings.Contains(table, "case mm4-busy") {
 		t.Errorf("explain table (exit %d):\n%s", code, table)
 	}
-	out, _, code = simrun(t, "validate", "demo/mmc", filepath.Join("..", "..", "scenarios", "demo", "pooling.toml"))
-	if code != 0 || !strings.Contains(out, "ok builtin:demo/mmc.toml (4 cases)") {
+	out, _, code = simrun(t, "validate", "demo/mmc", filepath.Join("..", "..", "scenarios", "demo", "pooling.toml"),
+		filepath.Join("..", "..", "scenarios", "library", "volume", "gp3.toml"))
+	if code != 0 || !strings.Contains(out, "ok builtin:demo/mmc.toml (4 cases)") || !strings.Contains(out, "gp3.toml (preset volume)") {
 		t.Errorf("validate (exit %d): %s", code, out)
 	}
 	out, _, code = simrun(t, "list")

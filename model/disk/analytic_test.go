@@ -118,8 +118,28 @@ func TestGP2Credits(t *testing.T) {
 	if got := ivs[20].WritesPerS; !within(got, 300, 0.02) {
 		t.Errorf("second 21: %.0f w/s, want 300 (credits spent)", got)
 	}
-	if io := v.Iostat(); io.IOPSCapBoundPct < 90 {
-		t.Errorf("iops-bound %.1f%%, want ~100", io.IOPSCapBoundPct)
+	// The queue head waits for iops_max while the bucket lasts (10 of 30
+	// s), then for credits; the account balances: 27,000 credits at the
+	// start plus 300 a second, all taken.
+	io := v.Iostat()
+	if !within(io.IOPSCapBoundPct, 100.0/3, 0.02) {
+		t.Errorf("iops-bound %.1f%%, want ~33 (the burst's 10 s of 30)", io.IOPSCapBoundPct)
+	}
+	c := io.Credits
+	if c == nil {
+		t.Fatal("no credit account")
+	}
+	if !within(c.BoundPct, 200.0/3, 0.02) {
+		t.Errorf("credit-bound %.1f%%, want ~67 (the 20 s at the baseline)", c.BoundPct)
+	}
+	if c.BalanceStart != 27000 || c.Refill != 9000 || c.BalanceEnd != 0 || !within(float64(c.Taken), 36000, 0.001) {
+		t.Errorf("credit account %+v, want 27000 + 9000 refill, about 36000 taken, none left", *c)
+	}
+	// After a warm-up the window starts from the bucket as it was.
+	v.ResetStats()
+	env.RunUntil(sim.At(32 * time.Second))
+	if c := v.Iostat().Credits; c.BalanceStart != 0 || c.Refill != 600 || !within(float64(c.Taken), 600, 0.01) || !within(c.BoundPct, 100, 0.01) {
+		t.Errorf("after ResetStats: %+v", *c)
 	}
 }
 

@@ -13,6 +13,7 @@ const (
 	boundNone = iota
 	boundIOPS
 	boundBW
+	boundCredits // a burst-credit bucket's, below iops_max: held to baseline_iops
 )
 
 // seriesPoints is the number of per-interval points kept; at 1 s a run of
@@ -31,6 +32,8 @@ type stats_ struct {
 	subBytes, doneBytes         int64 // request bytes submitted / completed
 	srcWrite, srcRead           [MaxSources]int64
 	depth, busy, iopsBnd, bwBnd stats.TimeAvg
+	credBnd                     stats.TimeAvg
+	credStart, credTaken        int64 // credits in the bucket at the start, taken since
 	bound                       int
 	depthN                      int
 	sReads, sWrites, sFlushes   *stats.Series
@@ -54,6 +57,7 @@ func (s *stats_) init(now sim.Time) {
 	s.busy.Reset(now)
 	s.iopsBnd.Reset(now)
 	s.bwBnd.Reset(now)
+	s.credBnd.Reset(now)
 }
 
 func (s *stats_) rel(now sim.Time) sim.Time { return now - s.since }
@@ -94,6 +98,7 @@ func (s *stats_) setBound(now sim.Time, why int) {
 	s.bound = why
 	s.iopsBnd.Set(now, b2f(why == boundIOPS))
 	s.bwBnd.Set(now, b2f(why == boundBW))
+	s.credBnd.Set(now, b2f(why == boundCredits))
 }
 
 func b2f(b bool) float64 {
@@ -165,6 +170,11 @@ func (v *Volume) ResetStats() {
 	v.st.iopsBnd.Reset(now)
 	v.st.bwBnd.Set(now, b2f(old.bound == boundBW))
 	v.st.bwBnd.Reset(now)
+	v.st.credBnd.Set(now, b2f(old.bound == boundCredits))
+	v.st.credBnd.Reset(now)
+	if v.credits != nil {
+		v.st.credStart = v.credits.Level(now)
+	}
 }
 
 // Iostat is the iostat -x view of a volume over the run since ResetStats.
@@ -186,6 +196,10 @@ type Iostat struct {
 	AquSz                              float64 // mean I/Os queued or in flight
 	UtilPct                            float64 // % of time with >= 1 I/O queued or in flight
 	IOPSCapBoundPct, BWCapBoundPct     float64 // % of time the queue head waited for that cap
+
+	// Credits is the burst-credit bucket's account, when the volume has
+	// one (Config.Credits).
+	Credits *CreditMetrics
 
 	SubmittedBytes, CompletedBytes int64 // caller request bytes (reads + writes)
 }
@@ -213,6 +227,17 @@ func (v *Volume) Iostat() Iostat {
 		io.UtilPct = 100 * s.busy.Mean(now)
 		io.IOPSCapBoundPct = 100 * s.iopsBnd.Mean(now)
 		io.BWCapBoundPct = 100 * s.bwBnd.Mean(now)
+	}
+	if v.credits != nil {
+		io.Credits = &CreditMetrics{
+			BalanceStart: s.credStart,
+			Refill:       float64(v.credits.Rate()) * sec,
+			Taken:        s.credTaken,
+			BalanceEnd:   v.credits.Level(now),
+		}
+		if sec > 0 {
+			io.Credits.BoundPct = 100 * s.credBnd.Mean(now)
+		}
 	}
 	if s.reads > 0 {
 		io.AvgReadKB = float64(s.readBytes) / 1024 / float64(s.reads)
@@ -301,6 +326,19 @@ type Metrics struct {
 	ReadBytesBySource map[string]int64 `json:"read_bytes_by_source"`
 	Series            Series           `json:"series"`
 	Throttle          *ThrottleMetrics `json:"throttle,omitempty"` // the server's blkio throttle (Config.Throttle), when set
+	Credits           *CreditMetrics   `json:"credits,omitempty"`  // the burst-credit bucket (Config.Credits), when set
+}
+
+// CreditMetrics is the account of a burst-credit bucket over the window:
+// every IOPS token (an I/O's io_unit pieces) also takes a credit, and the
+// bucket refills at baseline_iops. BalanceStart + Refill - Taken is
+// BalanceEnd unless the bucket sat full (a full bucket drops its refill).
+type CreditMetrics struct {
+	BalanceStart int64   `json:"balance_start"` // credits in the bucket when the window began
+	Refill       float64 `json:"refill"`        // baseline_iops x the window's length
+	Taken        int64   `json:"taken"`         // credits the window's I/Os took
+	BalanceEnd   int64   `json:"balance_end"`   // credits left at its end
+	BoundPct     float64 `json:"bound_pct"`     // % of time the queue head waited for credits: held to baseline_iops
 }
 
 // Series is the volume's per-interval figures.
@@ -357,6 +395,7 @@ func (v *Volume) Report() Metrics {
 		ReadBytesBySource: readBySrc,
 		Series:            Series{IntervalS: v.st.sWrites.Width().Seconds(), WriteKBPerS: wkb, UtilPct: util, WritesPerS: wps, AquSz: aqu},
 		Throttle:          v.thr.report(),
+		Credits:           io.Credits,
 	}
 }
 

@@ -209,6 +209,9 @@ func New(env *sim.Env, cfg Config) (*Volume, error) {
 	v.flushReady = v.onFlushReady
 	v.fs.init(env, v, &v.cfg, &v.doneQueued)
 	v.st.init(env.Now())
+	if v.credits != nil {
+		v.st.credStart = v.credits.Level(env.Now())
+	}
 	return v, nil
 }
 
@@ -365,7 +368,9 @@ func (v *Volume) dispatch() {
 		ops := v.opsOf(head.size)
 		t, why := v.iops.ReadyAt(now, ops), boundIOPS
 		if v.credits != nil {
-			t = max(t, v.credits.ReadyAt(now, ops))
+			if tc := v.credits.ReadyAt(now, ops); tc > t {
+				t, why = tc, boundCredits
+			}
 		}
 		if tb := v.bw.ReadyAt(now, head.size); tb > t {
 			t, why = tb, boundBW
@@ -378,6 +383,7 @@ func (v *Volume) dispatch() {
 		v.iops.Take(now, ops)
 		if v.credits != nil {
 			v.credits.Take(now, ops)
+			v.st.credTaken += ops
 		}
 		v.bw.Take(now, head.size)
 		n := v.queue.Pop()

@@ -1,6 +1,7 @@
 package fio
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -86,7 +87,11 @@ func Calibrate(fioJSON []byte) (disk.Config, error) {
 //     least the largest iodepth x numjobs seen.
 func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 	var out fioOutput
-	if err := json.Unmarshal(fioJSON, &out); err != nil {
+	said, body, err := splitMessages(fioJSON)
+	if err != nil {
+		return Calibration{}, err
+	}
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&out); err != nil {
 		return Calibration{}, fmt.Errorf("fio: not fio JSON output (--output-format=json): %v", err)
 	}
 	if len(out.Jobs) == 0 {
@@ -95,10 +100,13 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 	cal := Calibration{Config: disk.DefaultConfig()}
 	cfg := &cal.Config
 	note := func(f string, a ...any) { cal.Notes = append(cal.Notes, fmt.Sprintf(f, a...)) }
+	for _, m := range said {
+		note("fio said: %s", m)
+	}
 	cfg.Name = "calibrated"
 	cfg.TransferRate = 0
 	var bestIOPS, bestBW float64
-	var iopsJob, bwJob string
+	var iopsJ, bwJ *fioJob
 	depth := 0
 	type pick struct {
 		job   *fioJob
@@ -111,14 +119,14 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 		if j.Error != 0 {
 			return Calibration{}, fmt.Errorf("fio: job %q reported error %d", j.Name, j.Error)
 		}
-		d := j.intOption(out.GlobalOptions, "iodepth", 1)
+		d := j.depth(out.GlobalOptions)
 		n := j.intOption(out.GlobalOptions, "numjobs", 1)
 		depth = max(depth, d*n)
 		if x := j.Read.IOPS + j.Write.IOPS; x > bestIOPS {
-			bestIOPS, iopsJob = x, j.Name
+			bestIOPS, iopsJ = x, j
 		}
 		if x := j.Read.BW + j.Write.BW; x > bestBW {
-			bestBW, bwJob = x, j.Name
+			bestBW, bwJ = x, j
 		}
 		for k, dir := range []*fioDir{&j.Read, &j.Write} {
 			if dir.TotalIOs > 0 && len(dir.Clat.Percentile) > 0 && (lat[k] == nil || d < lat[k].depth) {
@@ -134,8 +142,8 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 	}
 	cfg.IOPSMax = sim.Count(math.Ceil(bestIOPS))
 	cfg.BandwidthMax = sim.Rate(math.Ceil(bestBW * 1024))
-	note("iops_max = %v: highest read+write IOPS, job %q (a lower bound of the cap)", cfg.IOPSMax, iopsJob)
-	note("bandwidth_max = %v: highest read+write bandwidth, job %q (a lower bound of the cap)", cfg.BandwidthMax, bwJob)
+	note("iops_max = %v: highest read+write IOPS, job %q (a lower bound of the cap)", cfg.IOPSMax, iopsJ.Name)
+	note("bandwidth_max = %v: highest read+write bandwidth, job %q (a lower bound of the cap)", cfg.BandwidthMax, bwJ.Name)
 	cfg.QueueDepth = max(cfg.QueueDepth, depth)
 	if sm, lg, ok := sizePair(out); ok {
 		dBytes := float64(lg.bs - sm.bs)
@@ -165,12 +173,42 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 			cfg.WriteLatency = spec
 		}
 		note("%s: clat_ns percentiles of job %q (iodepth %d, bs %s, mean %.1fus)", key, p.job.Name, p.depth, p.job.option(out.GlobalOptions, "bs", "4k"), dir.Clat.Mean/1e3)
+		if set := p.job.intOption(out.GlobalOptions, "iodepth", 1); set > p.depth {
+			note("%s: job %q set iodepth=%d, but %s is a synchronous engine: one I/O in flight, so no queueing", key, p.job.Name, set, p.job.engine(out.GlobalOptions))
+		}
 		if less > 0 {
 			note("%s: less the job's %s transfer time at transfer_rate, %.1fus", key, p.job.option(out.GlobalOptions, "bs", "4k"), less/1e3)
 		}
 		if p.depth > 1 {
 			note("%s: WARNING: measured at iodepth %d, so it includes queueing; run an iodepth=1 job for the device's own latency", key, p.depth)
 		}
+	}
+	// A buffered job measured the page cache: say which values it gave.
+	uses := []struct {
+		key string
+		job *fioJob
+	}{{"iops_max", iopsJ}, {"bandwidth_max", bwJ}}
+	for k, key := range []string{"read_latency", "write_latency"} {
+		if lat[k] != nil {
+			uses = append(uses, struct {
+				key string
+				job *fioJob
+			}{key, lat[k].job})
+		}
+	}
+	var fed []*fioJob
+	used := map[*fioJob][]string{}
+	for _, u := range uses {
+		if !u.job.buffered(out.GlobalOptions) {
+			continue
+		}
+		if used[u.job] == nil {
+			fed = append(fed, u.job)
+		}
+		used[u.job] = append(used[u.job], u.key)
+	}
+	for _, j := range fed {
+		note("%s: WARNING: job %q ran buffered (direct=0 and no fsync, fdatasync or sync), so it measured the page cache, not the device; run it with --direct=1", joinAnd(used[j]), j.Name)
 	}
 	if syncJob != nil {
 		spec, err := empirical(syncJob.Sync.Lat, 0)
@@ -189,6 +227,79 @@ func CalibrateDetail(fioJSON []byte) (Calibration, error) {
 		return Calibration{}, fmt.Errorf("fio: calibrated volume is invalid: %v", err)
 	}
 	return cal, nil
+}
+
+// splitMessages separates the lines fio writes to stdout ahead of its JSON
+// (fio 3.33: "note: both iodepth >= 1 and synchronous I/O engine are
+// selected, queue depth will be capped at 1", "fio: ..." warnings), which
+// a `fio ... > out.json` run keeps in the file, from the JSON that starts
+// at the first line beginning with '{'.
+func splitMessages(b []byte) (said []string, body []byte, err error) {
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	for len(b) > 0 {
+		if t := bytes.TrimLeft(b, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			return said, t, nil
+		}
+		line, rest, _ := bytes.Cut(b, []byte("\n"))
+		if s := strings.TrimSpace(string(line)); s != "" {
+			said = append(said, s)
+		}
+		b = rest
+	}
+	msg := "fio: no JSON object in the file: want fio's --output-format=json output, which starts with '{'"
+	if len(said) > 0 {
+		msg += fmt.Sprintf("; it starts with %q", firstN(said[0], 60))
+	}
+	return nil, nil, errors.New(msg)
+}
+
+func firstN(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "..."
+	}
+	return s
+}
+
+// syncEngines are fio's synchronous I/O engines: each job thread has one
+// I/O in flight whatever iodepth says (fio caps it at 1 and says so).
+// psync is fio's default engine on Linux.
+var syncEngines = map[string]bool{"sync": true, "psync": true, "vsync": true, "pvsync": true, "pvsync2": true, "mmap": true, "splice": true}
+
+// engine is the job's ioengine, fio's default psync when unset.
+func (j *fioJob) engine(global map[string]string) string {
+	return j.option(global, "ioengine", "psync")
+}
+
+// depth is the number of I/Os a job thread kept in flight: iodepth with an
+// asynchronous engine, 1 with a synchronous one.
+func (j *fioJob) depth(global map[string]string) int {
+	if syncEngines[j.engine(global)] {
+		return 1
+	}
+	return j.intOption(global, "iodepth", 1)
+}
+
+// buffered reports a job that went through the page cache without forcing
+// its data to the device: direct=0 (fio's default) and no fsync=N,
+// fdatasync=N or sync (O_SYNC).
+func (j *fioJob) buffered(global map[string]string) bool {
+	if j.option(global, "direct", "0") != "0" {
+		return false
+	}
+	for _, k := range []string{"fsync", "fdatasync"} {
+		if j.option(global, k, "0") != "0" {
+			return false
+		}
+	}
+	s := j.option(global, "sync", "0")
+	return s == "0" || s == "none"
+}
+
+func joinAnd(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
 // syncs is the number of fsync/fdatasync calls the job measured. fio 3.33
@@ -247,7 +358,7 @@ func sizePair(out fioOutput) (small, large sized, ok bool) {
 	g := out.GlobalOptions
 	for i := range out.Jobs {
 		j := &out.Jobs[i]
-		if j.Write.TotalIOs == 0 || j.Read.TotalIOs > 0 || j.intOption(g, "iodepth", 1) != 1 || j.intOption(g, "numjobs", 1) != 1 || j.option(g, "direct", "0") != "1" {
+		if j.Write.TotalIOs == 0 || j.Read.TotalIOs > 0 || j.depth(g) != 1 || j.intOption(g, "numjobs", 1) != 1 || j.option(g, "direct", "0") != "1" {
 			continue
 		}
 		bs := j.blockSize(g)
@@ -325,6 +436,24 @@ func CalibratePreset(fioJSON []byte, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	return cal.Preset(name)
+}
+
+// Warnings returns the notes that warn about the measurement (a latency
+// with queueing in it, a buffered job), which the command also prints.
+func (cal Calibration) Warnings() []string {
+	var out []string
+	for _, n := range cal.Notes {
+		if strings.Contains(n, "WARNING:") {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Preset writes the calibrated volume as a preset named name, its notes as
+// comments.
+func (cal Calibration) Preset(name string) ([]byte, error) {
 	cal.Config.Name = name
 	var b strings.Builder
 	b.WriteString("# Calibrated from fio JSON output by simrun calibrate:\n")

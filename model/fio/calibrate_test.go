@@ -142,7 +142,10 @@ func TestCalibratedVolumeReproducesFio(t *testing.T) {
 
 func TestCalibrateErrors(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
-		{"not json", "not fio JSON output"},
+		{"not json", `fio: no JSON object in the file: want fio's --output-format=json output, which starts with '{'; it starts with "not json"`},
+		{"", "no JSON object in the file"},
+		{"note: fio said something\n{\"jobs\": [", "not fio JSON output (--output-format=json)"},
+		{"fio: some warning\n  {\"jobs\": []}\nfio: trailing line\n", "no jobs"},
 		{`{"jobs": []}`, "no jobs"},
 		{`{"jobs": [{"jobname": "a", "read": {}, "write": {}}]}`, "no job did any I/O"},
 		{`{"jobs": [{"jobname": "a", "error": 5}]}`, `job "a" reported error 5`},
@@ -246,5 +249,75 @@ func TestCalibrateTransferRateFromTwoSizes(t *testing.T) {
 		if got := get(m, "write.clat_ms.mean"); !near(got, c.want, 0.05) {
 			t.Errorf("bs %v: simulated write mean %.4f ms, fio measured %.4f ms", c.bs, got, c.want)
 		}
+	}
+}
+
+// fio 3.33 writes a note ahead of its JSON when a synchronous engine is
+// given iodepth > 1, and `fio ... > fio.json` keeps it: calibrate skips it
+// (and keeps it as a note). The job ran psync at iodepth=4, so one I/O was
+// in flight: no queueing warning. It ran buffered (direct=0, no fsync): the
+// values it gave are flagged as the page cache's (testdata/README).
+func TestCalibrateBufferedSyncEngine(t *testing.T) {
+	b, err := os.ReadFile("testdata/fio-psync-qd4-buffered.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "note: ") {
+		t.Fatal("the fixture no longer starts with fio's note line")
+	}
+	cal, err := CalibrateDetail(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"fio said: note: both iodepth >= 1 and synchronous I/O engine are selected, queue depth will be capped at 1",
+		`iops_max = 158301: highest read+write IOPS, job "n" (a lower bound of the cap)`,
+		`bandwidth_max = 633201KiB/s: highest read+write bandwidth, job "n" (a lower bound of the cap)`,
+		"read_latency: no job did reads; kept the default " + disk.DefaultConfig().ReadLatency.String(),
+		`write_latency: clat_ns percentiles of job "n" (iodepth 1, bs 4k, mean 3.3us)`,
+		`write_latency: job "n" set iodepth=4, but psync is a synchronous engine: one I/O in flight, so no queueing`,
+		`iops_max, bandwidth_max and write_latency: WARNING: job "n" ran buffered (direct=0 and no fsync, fdatasync or sync), so it measured the page cache, not the device; run it with --direct=1`,
+		"flush_latency: no job ran with fsync=N or fdatasync=N; kept the default " + disk.DefaultConfig().FlushLatency.String(),
+	}
+	if d := cmp.Diff(want, cal.Notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+	if cal.Config.QueueDepth != disk.DefaultConfig().QueueDepth {
+		t.Errorf("queue_depth %d: a psync job keeps one I/O in flight", cal.Config.QueueDepth)
+	}
+}
+
+// Which jobs count as buffered, and how many I/Os a job thread keeps in
+// flight for each engine.
+func TestJobBufferedAndDepth(t *testing.T) {
+	for _, tc := range []struct {
+		reason   string
+		opts     map[string]string
+		buffered bool
+		depth    int
+	}{
+		{"fio's defaults: psync, direct=0", map[string]string{}, true, 1},
+		{"psync ignores iodepth", map[string]string{"ioengine": "psync", "iodepth": "8"}, true, 1},
+		{"pvsync2 is synchronous", map[string]string{"ioengine": "pvsync2", "iodepth": "8", "direct": "1"}, false, 1},
+		{"libaio queues", map[string]string{"ioengine": "libaio", "iodepth": "8", "direct": "1"}, false, 8},
+		{"io_uring queues", map[string]string{"ioengine": "io_uring", "iodepth": "16"}, true, 16},
+		{"fsync=1 forces the data out", map[string]string{"fsync": "1"}, false, 1},
+		{"fdatasync=4 too", map[string]string{"fdatasync": "4"}, false, 1},
+		{"sync=1 is O_SYNC", map[string]string{"sync": "1"}, false, 1},
+		{"sync=dsync is O_DSYNC", map[string]string{"sync": "dsync"}, false, 1},
+		{"sync=none is buffered", map[string]string{"sync": "none"}, true, 1},
+	} {
+		j := fioJob{Options: tc.opts}
+		if got := j.buffered(nil); got != tc.buffered {
+			t.Errorf("%s: buffered = %v", tc.reason, got)
+		}
+		if got := j.depth(nil); got != tc.depth {
+			t.Errorf("%s: depth = %d, want %d", tc.reason, got, tc.depth)
+		}
+	}
+	// A global option counts as the job's.
+	j := fioJob{Options: map[string]string{"iodepth": "4"}}
+	if !j.buffered(map[string]string{"direct": "0"}) || j.buffered(map[string]string{"direct": "1"}) || j.depth(map[string]string{"ioengine": "libaio"}) != 4 {
+		t.Error("global options ignored")
 	}
 }
