@@ -31,6 +31,7 @@ type style struct {
 	Skip        []string          `json:"breakdown_skip"`
 	Percentiles [][2]any          `json:"percentiles"`
 	Panels      [][3]any          `json:"panels"`
+	Fallback    [][3]any          `json:"series_panels"`
 	Labels      map[string]string `json:"labels"`
 	Titles      map[string]string `json:"titles"`
 	Units       map[string]string `json:"units"`
@@ -51,6 +52,10 @@ func styleFor(d *result.Document) style {
 	}
 	for _, pn := range plot.DefaultPanels {
 		st.Panels = append(st.Panels, [3]any{pn.Paths, pn.Scale, pn.Label})
+	}
+	st.Fallback = [][3]any{}
+	for _, pn := range plot.SeriesPanels(d.Cases) {
+		st.Fallback = append(st.Fallback, [3]any{pn.Paths, pn.Scale, pn.Label})
 	}
 	add := func(p string) {
 		if _, ok := st.Labels[p]; !ok {
@@ -194,6 +199,16 @@ def axis_title(path):
     return STYLE["titles"].get(path, path.replace("_", " "))
 
 
+def titled(text):
+    """A chart's title, marked as simrun marks a result that is not whole."""
+    notes = []
+    if RESULT.get("shard"):
+        notes.append(f"shard {RESULT['shard']['index']}/{RESULT['shard']['count']}")
+    if RESULT.get("partial"):
+        notes.append("interrupted")
+    return f"{text} (partial: {', '.join(notes)})" if notes else text
+
+
 def record(kind, fig):
     """Keep what a chart drew: panels with their texts, bars and lines."""
     fig.canvas.draw()
@@ -255,7 +270,7 @@ for i, serie in enumerate(series):
 ax.set_xticks(range(len(clusters)))
 ax.set_xticklabels(clusters)
 ax.set_ylabel(axis_label(metric))
-ax.set_title(f"{RESULT['scenario']}: {axis_title(metric)} per case")
+ax.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} per case"))
 ax.set_ylim(bottom=0)
 if series != [""]:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the data, as simrun draws it
@@ -302,7 +317,7 @@ bottom.set_ylim(bottom=0)
 top.set_ylabel(axis_label(metric))
 bottom.set_ylabel("p99 latency (ms)")
 bottom.set_xlabel(axis)
-top.set_title(f"{RESULT['scenario']}: {axis_title(metric)} and p99 latency vs {axis.split('.')[-1]}")
+top.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} and p99 latency vs {axis.split('.')[-1]}"))
 if len(lines) > 1:
     top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 record("sweep", fig)
@@ -339,14 +354,26 @@ if ys_all and min(ys_all) > 0 and max(ys_all) / min(ys_all) > 50:
     ax.set_yscale("log")  # as simrun does when the tail spans decades
 else:
     ax.set_ylim(bottom=0)
-ax.set_title(f"{RESULT['scenario']}: {axis_title(block)} percentiles")
+ax.set_title(titled(f"{RESULT['scenario']}: {axis_title(block)} percentiles"))
 ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 record("latency", fig)
 plt.show()`
 
-const seriesSrc = `panels = [(paths, scale, ylabel) for paths, scale, ylabel in STYLE["panels"]]
+const seriesSrc = `LABELS = {paths[0]: ylabel for paths, _, ylabel in STYLE["series_panels"]}
+
+
+def has_series(case, path):
+    ys = lookup(case["metrics"], path)
+    return isinstance(ys, list) and len(ys) > 0
+
+
+panels = [(paths, scale, ylabel) for paths, scale, ylabel in STYLE["panels"]]
 if SERIES:
-    panels = [([s], 1, axis_label(s.replace("series.", "", 1))) for s in SERIES]
+    panels = [([s], 1, LABELS.get(s, axis_label(s.replace("series.", "", 1)))) for s in SERIES]
+elif not any(has_series(case, path) for paths, _, _ in panels for path in paths for case in CASES):
+    # Not a database run (replication, fio, demo): as simrun does, a panel
+    # for each series the cases have, up to five.
+    panels = [p for p in STYLE["series_panels"] if any(has_series(case, p[0][0]) for case in CASES)][:5]
 
 
 def interval(case, path, n):
@@ -364,35 +391,40 @@ for paths, scale, ylabel in panels:
     rows = []
     for i, case in enumerate(CASES):
         for path in paths:
-            ys = lookup(case["metrics"], path)
-            if isinstance(ys, list) and ys:
-                rows.append((i, case, path, ys))
+            if has_series(case, path):
+                rows.append((i, case, path, lookup(case["metrics"], path)))
                 break
     if rows:
         present.append((ylabel, scale, rows))
     else:
         missing.append(f"{ylabel.split(' (')[0]} ({paths[0]})")
 
-fig, axes = plt.subplots(len(present), 1, figsize=(FIGSIZE[0], 2.1 * len(present) + 0.8), sharex=True, squeeze=False)
-for ax, (ylabel, scale, rows) in zip(axes[:, 0], present):
-    for i, case, path, ys in rows:
-        step = interval(case, path, len(ys))
-        points = [((j + 1) * step, y * scale) for j, y in enumerate(ys) if y is not None and math.isfinite(y)]
-        if len(points) == 1:  # a line needs two points
-            points.insert(0, (0, points[0][1]))
-        ax.plot([p[0] for p in points], [p[1] for p in points], label=label(case) if len(CASES) > 1 else "_" + label(case), color=colour(i))
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=0)
-axes[0, 0].set_title(f"{RESULT['scenario']}: over time")
-if len(CASES) > 1:
-    axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-xlabel = "time since the end of warm-up (s)"
-if missing:
-    xlabel += "\nnot in this result: " + ", ".join(missing)
-axes[-1, 0].set_xlabel(xlabel)
-axes[-1, 0].set_xlim(left=0)
-record("series", fig)
-plt.show()`
+if not present:
+    # Nothing to draw: say so rather than fail, and the later cells still run.
+    print("No series to draw: " + (", ".join(missing) if missing else "the cases have none")
+          + " not in this result. Set SERIES to series it has, e.g. "
+          + (", ".join(p[0][0] for p in STYLE["series_panels"][:3]) or "none: this result has no series"))
+else:
+    fig, axes = plt.subplots(len(present), 1, figsize=(FIGSIZE[0], 2.1 * len(present) + 0.8), sharex=True, squeeze=False)
+    for ax, (ylabel, scale, rows) in zip(axes[:, 0], present):
+        for i, case, path, ys in rows:
+            step = interval(case, path, len(ys))
+            points = [((j + 1) * step, y * scale) for j, y in enumerate(ys) if y is not None and math.isfinite(y)]
+            if len(points) == 1:  # a line needs two points
+                points.insert(0, (0, points[0][1]))
+            ax.plot([p[0] for p in points], [p[1] for p in points], label=label(case) if len(CASES) > 1 else "_" + label(case), color=colour(i))
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+    axes[0, 0].set_title(titled(f"{RESULT['scenario']}: over time"))
+    if len(CASES) > 1:
+        axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    xlabel = "time since the end of warm-up (s)"
+    if missing:
+        xlabel += "\nnot in this result: " + ", ".join(missing)
+    axes[-1, 0].set_xlabel(xlabel)
+    axes[-1, 0].set_xlim(left=0)
+    record("series", fig)
+    plt.show()`
 
 const breakdownSrc = `block = BREAKDOWN_BLOCK
 order = STYLE["stage_order"]
@@ -419,7 +451,7 @@ if block == "commit_breakdown_ms":
 else:
     ax.set_ylabel(f"{axis_title(block)} per transaction ({STYLE['units'].get(block) or 'ms'})")
 ax.set_ylim(bottom=0)
-ax.set_title(f"{RESULT['scenario']}: where commit time goes")
+ax.set_title(titled(f"{RESULT['scenario']}: where commit time goes"))
 handles, names = ax.get_legend_handles_labels()
 ax.legend(handles[::-1], names[::-1], loc="upper left", bbox_to_anchor=(1.01, 1))  # top of the stack first
 record("breakdown", fig)

@@ -150,6 +150,9 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 	if opt.Title != "" {
 		panels[0].Title.Text = opt.Title
 	}
+	if note := PartialNote(d); note != "" {
+		panels[0].Title.Text += " " + note
+	}
 	f := &Figure{panels: panels, width: opt.Width, height: opt.Height, rec: opt.rec}
 	if f.width == 0 {
 		f.width = DefaultWidth
@@ -161,6 +164,24 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 		}
 	}
 	return f, nil
+}
+
+// PartialNote is what a chart's title adds for a result that is not
+// whole, so a chart of it never passes for the full run: "(partial:
+// interrupted)" for a run stopped by Ctrl-C, "(partial: shard 0/4)" for
+// one shard of a sweep; "" for a whole result. Even a --title gets it.
+func PartialNote(d *result.Document) string {
+	var notes []string
+	if d.Shard != nil {
+		notes = append(notes, fmt.Sprintf("shard %d/%d", d.Shard.Index, d.Shard.Count))
+	}
+	if d.Partial {
+		notes = append(notes, "interrupted")
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "(partial: " + strings.Join(notes, ", ") + ")"
 }
 
 // Size returns the image size in pixels.
