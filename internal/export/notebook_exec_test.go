@@ -119,6 +119,18 @@ func TestNotebooksExecute(t *testing.T) {
 	// cell prints a note instead of failing, and the notebook runs on.
 	setParameter(t, filepath.Join(dir, "repl.ipynb"), filepath.Join(dir, "repl-noseries.ipynb"), "SERIES", `["series.nope"]`)
 	trips = append(trips, roundTrip{"repl-noseries.ipynb", clean(repl), nil})
+	// The sweep's cell with a latency metric (lower is better), and a
+	// sweep of named values (no line, no knee): they have to run.
+	setParameter(t, filepath.Join(dir, "sweep.ipynb"), filepath.Join(dir, "sweep-latency.ipynb"), "BAR_METRIC", `"latency_ms.avg"`)
+	trips = append(trips, roundTrip{"sweep-latency.ipynb", clean(sweep), nil})
+	cat := categorySweep()
+	if files, err = Export(cat, Notebook, "category.ipynb", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	trips = append(trips, roundTrip{"category.ipynb", clean(cat), plot.Supported(cat)})
 	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
 	for _, tu := range Tutorials() {
 		nbPath := filepath.Join(repoRoot, TutorialDir, tu.Slug+".ipynb")
@@ -172,6 +184,11 @@ func TestNotebooksExecute(t *testing.T) {
 	run(jupyter, append(args, paths...)...)
 	for _, tr := range trips {
 		drawn := executedDrawn(t, filepath.Join(outDir, tr.name))
+		if tr.name == "sweep-latency.ipynb" || tr.name == "category.ipynb" {
+			if _, ok := drawn[string(plot.Sweep)]; !ok {
+				t.Errorf("%s: the sweep cell recorded nothing", tr.name)
+			}
+		}
 		if tr.name == "repl-noseries.ipynb" {
 			if _, ok := drawn[string(plot.Series)]; ok {
 				t.Errorf("%s: the series cell drew a chart of a series the result lacks", tr.name)
@@ -419,6 +436,21 @@ func replicationLike() *result.Document {
 				"tps_series": []float64{8400 * f, 8550 * f, 8560 * f}},
 		}})
 	}
+	return d
+}
+
+// categorySweep is a sweep of a parameter of named values.
+func categorySweep() *result.Document {
+	d := plottest.Sweep()
+	d.Scenario = "engines"
+	d.Sweep = []result.Axis{{Key: "commit.binlog_storage_engine", Values: []any{"innodb", "file"}}}
+	var cases []result.Case
+	for i, c := range d.Cases[:4] {
+		c.Name = []string{"Case2", "Case3"}[i/2]
+		c.Point = map[string]any{"commit.binlog_storage_engine": []string{"innodb", "file"}[i%2]}
+		cases = append(cases, c)
+	}
+	d.Cases = cases
 	return d
 }
 

@@ -36,6 +36,7 @@ type style struct {
 	Titles      map[string]string `json:"titles"`
 	Units       map[string]string `json:"units"`
 	Knee        string            `json:"knee_latency"`
+	Lower       []string          `json:"lower_better"`
 	Defaults    map[string]string `json:"defaults"`
 }
 
@@ -45,7 +46,7 @@ func styleFor(d *result.Document) style {
 		Palette: plot.Palette(), Hatches: plot.Hatches, StageOrder: plot.StageOrder(),
 		Skip:   []string{"total", "sum"},
 		Labels: map[string]string{}, Titles: map[string]string{}, Units: map[string]string{},
-		Knee: plot.KneeLatency,
+		Knee: plot.SweepLatency(d), Lower: []string{},
 	}
 	for _, p := range plot.Percentiles {
 		st.Percentiles = append(st.Percentiles, [2]any{p.Key, p.Q})
@@ -60,6 +61,9 @@ func styleFor(d *result.Document) style {
 	add := func(p string) {
 		if _, ok := st.Labels[p]; !ok {
 			st.Labels[p], st.Titles[p], st.Units[p] = plot.Label(p), plot.Title(p), plot.UnitOf(p)
+			if plot.LowerIsBetter(p) {
+				st.Lower = append(st.Lower, p)
+			}
 		}
 	}
 	for _, p := range result.MetricPaths(d) {
@@ -69,7 +73,7 @@ func styleFor(d *result.Document) style {
 		}
 	}
 	bar, lat, bd := plot.Defaults(d)
-	st.Defaults = map[string]string{"bar": bar, "latency": lat, "breakdown": bd}
+	st.Defaults = map[string]string{"bar": bar, "latency": lat, "breakdown": bd, "throughput": plot.ThroughputMetric(d)}
 	return st
 }
 
@@ -279,47 +283,106 @@ plt.show()`
 
 const sweepSrc = `axis = SWEEP[0]
 metric, latency = BAR_METRIC, STYLE["knee_latency"]
+lower = metric in STYLE["lower_better"]  # a latency, a wait, a lag: less is better
+# The knee weighs a throughput against the latency: the metric, or the
+# result's throughput when the metric is itself a time.
+thr = STYLE["defaults"]["throughput"] if lower else metric
 values = RESULT["sweep"][0]["values"]
-numeric = all(isinstance(v, (int, float)) for v in values)
+numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def value(case, path):
+    v = number(case["metrics"], path) if path else None
+    return math.nan if v is None else v
+
+
 lines = {}
 for case in CASES:
     x = (case.get("point") or {}).get(axis)
-    t, q = number(case["metrics"], metric), number(case["metrics"], latency)
-    if x is None or t is None or q is None:
+    if x is None or number(case["metrics"], metric) is None:
         continue
     lines.setdefault((case["name"] + " " + point_label(case, skip=axis)).strip(), []).append(
-        (x if numeric else values.index(x), t, q))
+        (x if numeric else values.index(x), value(case, metric), value(case, latency), value(case, thr)))
+has_lat = any(not math.isnan(p[2]) for points in lines.values() for p in points)
 
-fig, (top, bottom) = plt.subplots(2, 1, figsize=FIGSIZE, sharex=True)
-labelled = set()
+
+def enough(vals):
+    """The least x within 1 % of the best value (the lowest when lower is better)."""
+    ok = [v for v in vals if not math.isnan(v)]
+    if not ok or (not lower and not max(ok) > 0):
+        return None
+    best = min(ok) if lower else max(ok)
+    return next((i for i, v in enumerate(vals) if (v <= best + 0.01 * abs(best) if lower else v >= 0.99 * best)), None)
+
+
+def knee(ts, qs):
+    """The point of highest power, throughput / latency (Kleinrock)."""
+    return max((i for i in range(len(ts)) if qs[i] > 0 and not math.isnan(ts[i])), key=lambda i: ts[i] / qs[i], default=None)
+
+
+if has_lat:
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=FIGSIZE, sharex=True)
+else:
+    fig, top = plt.subplots(figsize=FIGSIZE)
+    bottom = None
+labelled, marked = set(), {}
 for i, (key, points) in enumerate(lines.items()):
     points.sort()
-    xs, ts, qs = zip(*points)
-    top.plot(xs, ts, marker="o", label=key, color=colour(i))
-    bottom.plot(xs, qs, marker="o", color=colour(i), label="_" + key)
-    # The knee: the point of highest power, TPS / p99 (Kleinrock).
-    knee = max((i for i in range(len(xs)) if qs[i] > 0), key=lambda i: ts[i] / qs[i], default=None)
-    if knee is not None:
-        for ax, ys in ((top, ts), (bottom, qs)):
-            ax.plot([xs[knee]], [ys[knee]], "o", markersize=14, markerfacecolor="none", color="black", label="_knee")
-        if xs[knee] not in labelled:  # lines whose knees coincide share one label
-            labelled.add(xs[knee])
-            top.annotate(f"knee {xs[knee] if numeric else values[xs[knee]]}", (xs[knee], ts[knee]),
-                         textcoords="offset points", xytext=(0, 12), ha="center", fontsize=8)
+    xs, vs, qs, ts = zip(*points)
+    if not numeric:
+        # A category has no "between": its points side by side, unjoined, unmarked.
+        off = (i - (len(lines) - 1) / 2) * min(0.6 / len(lines), 0.15)
+        top.plot([x + off for x in xs], vs, "o", label=key, color=colour(i))
+        if bottom is not None:
+            bottom.plot([x + off for x in xs], qs, "o", color=colour(i), label="_" + key)
+        continue
+    top.plot(xs, vs, marker="o", label=key, color=colour(i))
+    if bottom is not None:
+        bottom.plot(xs, qs, marker="o", color=colour(i), label="_" + key)
+    # Along a capacity (latency falls as x grows) the least x that is
+    # enough; along an offered load the knee.
+    if not has_lat or (len(qs) >= 2 and qs[-1] < qs[0]):
+        at, what = enough(vs), "enough"
+    else:
+        at, what = (knee(ts, qs) if thr else None), "knee"
+    if at is None:
+        continue
+    marked[what] = True
+    for ax, ys in ((top, vs), (bottom, qs)):
+        if ax is not None:
+            ax.plot([xs[at]], [ys[at]], "o", markersize=14, markerfacecolor="none", color="black", label="_" + what)
+    if xs[at] not in labelled:  # lines whose markers coincide share one label
+        labelled.add(xs[at])
+        top.annotate(f"{what}{':' if what == 'enough' else ''} {fmt_value(xs[at])}", (xs[at], vs[at]),
+                     textcoords="offset points", xytext=(0, 12), ha="center", fontsize=8)
+last = bottom if bottom is not None else top
 if numeric and min(values) > 0 and max(values) / min(values) >= 16:
-    bottom.set_xscale("log")
-ticks = values if numeric else list(range(len(values)))
-bottom.set_xticks(ticks)
-bottom.set_xticklabels([str(v) for v in values])
-bottom.minorticks_off()
+    last.set_xscale("log")
+last.set_xticks(values if numeric else list(range(len(values))))
+last.set_xticklabels([str(v) for v in values])
+last.minorticks_off()
+if not numeric:
+    last.set_xlim(-0.5, len(values) - 0.5)
 top.set_ylim(bottom=0)
-bottom.set_ylim(bottom=0)
 top.set_ylabel(axis_label(metric))
-bottom.set_ylabel("p99 latency (ms)")
-bottom.set_xlabel(axis)
-top.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} and p99 latency vs {axis.split('.')[-1]}"))
-if len(lines) > 1:
-    top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+if bottom is not None:
+    bottom.set_ylim(bottom=0)
+    bottom.set_ylabel("p99 latency (ms)" if latency == "latency_ms.p99" else axis_label(latency))
+    lat_title = "p99 latency" if latency == "latency_ms.p99" else axis_title(latency)
+    top.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} and {lat_title} vs {axis.split('.')[-1]}"))
+else:
+    top.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} vs {axis.split('.')[-1]}"))
+last.set_xlabel(axis)
+if len(lines) > 1 or marked:
+    handles, names = top.get_legend_handles_labels()
+    ring = plt.Line2D([], [], marker="o", markersize=10, markerfacecolor="none", color="black", linestyle="")
+    best = ("the lowest " if lower else "the best ") + axis_title(metric)
+    if marked.get("knee"):
+        short = "p99" if latency == "latency_ms.p99" else axis_title(latency)
+        handles, names = handles + [ring], names + [f"knee: max {axis_title(thr)} / {short}"]
+    if marked.get("enough"):
+        handles, names = handles + [ring], names + [("enough: within 1 % of " if lower else "enough: 99 % of ") + best]
+    top.legend(handles, names, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 record("sweep", fig)
 plt.show()`
 

@@ -90,8 +90,9 @@ type Options struct {
 	// Width and Height are the image size in pixels (0: 960×540; charts of
 	// stacked panels, sweep and series, default to 200 px per panel plus 80).
 	Width, Height int
-	// Metric is the metric drawn: bar and sweep default to "tps", latency
-	// to "latency_ms" (a block of percentiles), breakdown to
+	// Metric is the metric drawn: bar and sweep default to the result's
+	// throughput ("tps", "throughput_per_s", "write.iops", ...), latency
+	// to its first block of percentiles ("latency_ms"), breakdown to
 	// "commit_breakdown_ms".
 	Metric string
 	// Series lists the series paths a series chart draws, one panel each,

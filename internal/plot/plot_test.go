@@ -121,8 +121,7 @@ func TestMissingMetricErrors(t *testing.T) {
 	}{
 		{"bar metric", run, Bar, Options{Metric: "nope_ms"}, `plot: bar: no case has metric "nope_ms"`},
 		{"no sweep", run, Sweep, Options{}, "plot: sweep: the result has no swept parameter"},
-		{"sweep p99", stripped(sweep, "latency_ms"), Sweep, Options{}, `plot: sweep: no case has metric "latency_ms.p99"`},
-		{"sweep tps", stripped(sweep, "tps"), Sweep, Options{}, `plot: sweep: no case has metric "tps"`},
+		{"sweep metric", stripped(sweep, "tps"), Sweep, Options{Metric: "tps"}, `plot: sweep: no case has metric "tps"; choose one with --metric, e.g. latency_ms.avg`},
 		{"latency", stripped(run, "latency_ms"), Latency, Options{}, `plot: latency: no case has two or more of the metrics "latency_ms.p50"`},
 		{"series", sweep, Series, Options{}, `plot: series: no case has any of the series "series.tps", "disk.series.write_kB_per_s"`},
 		{"custom series", run, Series, Options{Series: []string{"applier.series.lag_s"}}, `"applier.series.lag_s"`},
