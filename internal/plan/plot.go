@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"simrun/internal/plot"
 )
 
 // PlotInput is what the evidence chart shows.
@@ -95,6 +97,8 @@ func newChart(in PlotInput) (*chart, error) {
 	if len(in.Axes) < 1 || len(in.Axes) > 2 {
 		return nil, fmt.Errorf("plan: plot of %d parameters, want 1 or 2", len(in.Axes))
 	}
+	// The font has no CJK: a case named so keeps its place in the title.
+	in.Title, _ = plot.Drawable(in.Title)
 	in.Axes = append([]PlotAxis(nil), in.Axes...)
 	for i := range in.Axes {
 		if in.Axes[i].Format == nil {

@@ -129,6 +129,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	d, cases = drawableDoc(d, cases)
 	var panels []*gplot.Plot
 	opt.rec = &dataRecorder{}
 	switch k {
@@ -149,7 +150,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 		return nil, err
 	}
 	if opt.Title != "" {
-		panels[0].Title.Text = opt.Title
+		panels[0].Title.Text, _ = Drawable(opt.Title)
 	}
 	if note := PartialNote(d); note != "" {
 		panels[0].Title.Text += " " + note
