@@ -131,9 +131,9 @@ sweep (throughput and p99 against the swept parameter, the knee or, along
 a capacity, the least value that is enough marked; named values as points
 side by side), latency (percentile curve), series (TPS, device MB/s,
 %util, checkpoint age, queue depth over time), breakdown (stacked commit
-latency). Any workload's
-result plots: without --metric each kind picks what the result has;
---metric chooses (a metric, a block, or comma-separated series).
+latency). Any workload's result plots: without --metric each kind picks
+what the result has; --metric chooses (a metric, a block, or
+comma-separated series).
 See docs/export.md.
 
 Example:
