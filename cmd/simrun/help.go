@@ -129,11 +129,13 @@ Draws a chart with gonum/plot. IN is a result written by simrun run
 --format json, or a scenario file (or built-in name) that is run first
 (--seed, --duration and --case then apply to that run).
 Kinds: bar (one metric per case, grouped by "group/label" case names),
-sweep (TPS and p99 against the swept parameter, knee marked), latency
-(percentile curve), series (TPS, device MB/s, %util, checkpoint age, queue
-depth over time), breakdown (stacked commit latency). Any workload's
-result plots: without --metric each kind picks what the result has;
---metric chooses (a metric, a block, or comma-separated series).
+sweep (throughput and p99 against the swept parameter, the knee or, along
+a capacity, the least value that is enough marked; named values as points
+side by side), latency (percentile curve), series (TPS, device MB/s,
+%util, checkpoint age, queue depth over time), breakdown (stacked commit
+latency). Any workload's result plots: without --metric each kind picks
+what the result has; --metric chooses (a metric, a block, or
+comma-separated series).
 See docs/export.md.
 
 Example:

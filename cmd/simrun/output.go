@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/fatih/color"
 	"golang.org/x/term"
@@ -71,13 +70,13 @@ func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) e
 		fmt.Fprintln(bw)
 		width := 0
 		for _, c := range doc.Cases {
-			width = max(width, utf8.RuneCountInString(c.Name))
+			width = max(width, displayWidth(c.Name))
 		}
 		shown := map[string]bool{}
 		for _, c := range doc.Cases {
 			if l := cases.label(c.Name); l != "" && !shown[c.Name] {
 				shown[c.Name] = true
-				note(fmt.Sprintf("%-*s = %s", width, c.Name, l), width+3)
+				note(padRight(c.Name, width)+" = "+l, width+3)
 			}
 		}
 	}
@@ -99,13 +98,22 @@ func writeTable(w io.Writer, doc *result.Document, opt tableOptions, st style) e
 	return colErr
 }
 
-// fit cuts s to width runes (0: no limit), marking the cut with "…".
+// fit cuts s to width columns (0: no limit; see displayWidth), marking
+// the cut with "…".
 func fit(s string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(s) <= width {
+	if width <= 0 || displayWidth(s) <= width {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:width-1]) + "…"
+	var b strings.Builder
+	used := 0
+	for _, r := range s {
+		if used+runeWidth(r) > width-1 {
+			break
+		}
+		b.WriteRune(r)
+		used += runeWidth(r)
+	}
+	return b.String() + "…"
 }
 
 // joinAnd joins names as "a, b and c".
@@ -124,19 +132,19 @@ func seconds(s float64) string {
 }
 
 // printGrid aligns a table: the first column left, the others right.
-// Widths are counted in runes, before colouring.
+// Widths are counted in terminal columns (displayWidth), before colouring.
 func printGrid(w io.Writer, t result.Table, st style, keyColumn bool) {
 	widths := make([]int, len(t.Header))
 	for i, h := range t.Header {
-		widths[i] = utf8.RuneCountInString(h)
+		widths[i] = displayWidth(h)
 	}
 	for _, r := range t.Rows {
 		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			widths[i] = max(widths[i], displayWidth(c))
 		}
 	}
 	pad := func(s string, i int) string {
-		gap := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(s))
+		gap := strings.Repeat(" ", widths[i]-displayWidth(s))
 		if i == 0 {
 			return s + gap
 		}
@@ -186,11 +194,11 @@ func writeExplain(w io.Writer, ex *scenarios.Explanation, st style) error {
 func printExplainGrid(w io.Writer, t result.Table, st style) {
 	widths := make([]int, len(t.Header))
 	for i, h := range t.Header {
-		widths[i] = utf8.RuneCountInString(h)
+		widths[i] = displayWidth(h)
 	}
 	for _, r := range t.Rows {
 		for i, c := range r[:len(r)-1] {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+			widths[i] = max(widths[i], displayWidth(c))
 		}
 	}
 	line := func(cells []string, paint func(i int, s string) string) {
@@ -198,7 +206,7 @@ func printExplainGrid(w io.Writer, t result.Table, st style) {
 		for i, c := range cells {
 			s := c
 			if i < len(cells)-1 {
-				s += strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+				s += strings.Repeat(" ", widths[i]-displayWidth(c))
 			}
 			out = append(out, paint(i, s))
 		}

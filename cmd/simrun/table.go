@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+	"unicode"
 
 	"golang.org/x/term"
+	"golang.org/x/text/width"
 
 	"simrun/internal/result"
 	"simrun/scenarios"
@@ -357,13 +358,46 @@ func lastSegment(p string) string {
 	return p
 }
 
+// displayWidth is how many terminal columns s takes: two for an East Asian
+// wide or fullwidth rune (CJK ideographs, kana, hangul, fullwidth forms,
+// most emoji), none for a combining mark or a zero-width format
+// character, one for any other. Counting runes instead shifted every
+// column after a name such as 日本語/テスト. The classes are Unicode's
+// East Asian Width (UAX #11), from golang.org/x/text/width.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n += runeWidth(r)
+	}
+	return n
+}
+
+func runeWidth(r rune) int {
+	switch {
+	case r < 0x300: // ASCII and Latin-1: one column, no table lookup
+		return 1
+	case unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
+		return 0
+	}
+	switch width.LookupRune(r).Kind() {
+	case width.EastAsianWide, width.EastAsianFullwidth:
+		return 2
+	}
+	return 1
+}
+
+// padRight pads s with spaces to w columns (displayWidth).
+func padRight(s string, w int) string {
+	return s + strings.Repeat(" ", max(0, w-displayWidth(s)))
+}
+
 // gridWidth is the printed width of the first n columns.
 func gridWidth(header []string, rows [][]string, n int) int {
 	w := 0
 	for i := 0; i < n; i++ {
-		cw := utf8.RuneCountInString(header[i])
+		cw := displayWidth(header[i])
 		for _, r := range rows {
-			cw = max(cw, utf8.RuneCountInString(r[i]))
+			cw = max(cw, displayWidth(r[i]))
 		}
 		w += cw
 		if i > 0 {
@@ -651,10 +685,10 @@ func allZero(doc *result.Document, path string) bool {
 	return true
 }
 
-// wrap breaks s into lines of at most width runes at spaces, continuation
-// lines indented by indent spaces (width 0: one line).
+// wrap breaks s into lines of at most width columns at spaces,
+// continuation lines indented by indent spaces (width 0: one line).
 func wrap(s string, width, indent int) []string {
-	if width <= 0 || utf8.RuneCountInString(s) <= width {
+	if width <= 0 || displayWidth(s) <= width {
 		return []string{s}
 	}
 	var lines []string
@@ -666,7 +700,7 @@ func wrap(s string, width, indent int) []string {
 			if len(lines) > 0 {
 				line = strings.Repeat(" ", indent) + w
 			}
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > width:
+		case displayWidth(line)+1+displayWidth(w) > width:
 			lines = append(lines, line)
 			line = strings.Repeat(" ", indent) + w
 		default:

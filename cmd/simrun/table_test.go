@@ -352,3 +352,64 @@ func TestSettingsWithout(t *testing.T) {
 		}
 	}
 }
+
+func TestDisplayWidth(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want int
+	}{
+		{"Case2", 5},
+		{"café", 4},
+		{"cafe\u0301", 4}, // e and a combining acute: one column
+		{"四", 2},
+		{"日本語/テスト", 13},
+		{"ﾃｽﾄ", 3},      // halfwidth katakana
+		{"ＡＢ", 4},       // fullwidth Latin
+		{"한국어", 6},      // hangul
+		{"a\u200bb", 2}, // a zero-width space
+		{"Привет", 6},
+		{"", 0},
+	} {
+		if got := displayWidth(tc.s); got != tc.want {
+			t.Errorf("displayWidth(%q) = %d, want %d", tc.s, got, tc.want)
+		}
+	}
+}
+
+// TestWideNamesAlign: in a table with CJK case names every column starts
+// at the same terminal column on every line, and a cut title or a wrapped
+// note never passes its width.
+func TestWideNamesAlign(t *testing.T) {
+	var buf bytes.Buffer
+	printGrid(&buf, result.Table{
+		Header: []string{"case", "tps", "p99 ms"},
+		Rows:   [][]string{{"café-四", "3,043", "5.47"}, {"日本語/テスト", "3,043", "4.75"}, {"Case2", "12,345", "10.20"}},
+	}, style{}, true)
+	lines := strings.Split(strings.TrimRight(buf.String(), "\n"), "\n")
+	var ends []int // the column each line ends at: right-aligned, so all the same
+	for _, l := range lines {
+		ends = append(ends, displayWidth(l))
+	}
+	if d := cmp.Diff([]int{29, 29, 29, 29}, ends); d != "" {
+		t.Errorf("line widths (-want +got):\n%s\n%s", d, buf.String())
+	}
+	for _, tc := range []struct {
+		s     string
+		width int
+		want  string
+	}{
+		{"日本語/テスト — unicode", 10, "日本語/テ…"},
+		{"日本語", 6, "日本語"},
+		{"日本語", 5, "日本…"},
+		{"abcdef", 4, "abc…"},
+	} {
+		if got := fit(tc.s, tc.width); got != tc.want || displayWidth(got) > tc.width {
+			t.Errorf("fit(%q, %d) = %q (%d columns), want %q", tc.s, tc.width, got, displayWidth(got), tc.want)
+		}
+	}
+	for _, l := range wrap("日本語 テスト 日本語 テスト 日本語", 14, 2) {
+		if displayWidth(l) > 14 {
+			t.Errorf("wrap: line %q is %d columns, over 14", l, displayWidth(l))
+		}
+	}
+}

@@ -166,7 +166,7 @@ var captions = map[plot.Kind]string{
 // explanations are one line under each chart.
 var explanations = map[plot.Kind]string{
 	plot.Bar:       "Transactions per second of each case. Cases named `group/label` are clustered by group; in a sweep each case's bars are its sweep points.",
-	plot.Sweep:     "TPS (top) and p99 latency (bottom) against the swept parameter; the ring marks the knee, the point of highest TPS / p99, past which more load buys latency rather than throughput.",
+	plot.Sweep:     "The throughput (top) and p99 latency (bottom) against the swept parameter. Along an offered load the ring marks the knee, the point of highest throughput / p99, past which more load buys latency rather than throughput; along a capacity (latency falls as it grows) it marks the least value within 1 % of the best. A parameter of named values (innodb, file) gets each value's points side by side, unjoined and unmarked.",
 	plot.Latency:   "Transaction latency percentiles (`latency_ms`); the x axis counts nines (p90, p99, p99.9) so the tail gets room.",
 	plot.Series:    "Per-interval figures after warm-up: TPS, device write MB/s and %util, checkpoint age and device queue depth, whichever the run recorded.",
 	plot.Breakdown: "Mean commit latency split into the stages a commit waits in.",

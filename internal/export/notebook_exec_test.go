@@ -104,6 +104,33 @@ func TestNotebooksExecute(t *testing.T) {
 		t.Fatal(err)
 	}
 	trips = append(trips, roundTrip{"fio.ipynb", clean(fio), plot.Supported(fio)})
+	// A replication-like result, interrupted: no series of the default
+	// panels, so the series chart draws the applier's own (lag, TPS), and
+	// every title says the result is partial.
+	repl := replicationLike()
+	if files, err = Export(repl, Notebook, "repl.ipynb", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	trips = append(trips, roundTrip{"repl.ipynb", clean(repl), plot.Supported(repl)})
+	// The same notebook asked for a series it does not have: the series
+	// cell prints a note instead of failing, and the notebook runs on.
+	setParameter(t, filepath.Join(dir, "repl.ipynb"), filepath.Join(dir, "repl-noseries.ipynb"), "SERIES", `["series.nope"]`)
+	trips = append(trips, roundTrip{"repl-noseries.ipynb", clean(repl), nil})
+	// The sweep's cell with a latency metric (lower is better), and a
+	// sweep of named values (no line, no knee): they have to run.
+	setParameter(t, filepath.Join(dir, "sweep.ipynb"), filepath.Join(dir, "sweep-latency.ipynb"), "BAR_METRIC", `"latency_ms.avg"`)
+	trips = append(trips, roundTrip{"sweep-latency.ipynb", clean(sweep), nil})
+	cat := categorySweep()
+	if files, err = Export(cat, Notebook, "category.ipynb", Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	trips = append(trips, roundTrip{"category.ipynb", clean(cat), plot.Supported(cat)})
 	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
 	for _, tu := range Tutorials() {
 		nbPath := filepath.Join(repoRoot, TutorialDir, tu.Slug+".ipynb")
@@ -157,6 +184,19 @@ func TestNotebooksExecute(t *testing.T) {
 	run(jupyter, append(args, paths...)...)
 	for _, tr := range trips {
 		drawn := executedDrawn(t, filepath.Join(outDir, tr.name))
+		if tr.name == "sweep-latency.ipynb" || tr.name == "category.ipynb" {
+			if _, ok := drawn[string(plot.Sweep)]; !ok {
+				t.Errorf("%s: the sweep cell recorded nothing", tr.name)
+			}
+		}
+		if tr.name == "repl-noseries.ipynb" {
+			if _, ok := drawn[string(plot.Series)]; ok {
+				t.Errorf("%s: the series cell drew a chart of a series the result lacks", tr.name)
+			}
+			if out := cellText(t, filepath.Join(outDir, tr.name), "chart-series"); !strings.Contains(out, "No series to draw") {
+				t.Errorf("%s: the series cell printed %q, want a note that there is nothing to draw", tr.name, out)
+			}
+		}
 		for _, k := range tr.kinds {
 			if k == plot.Sweep {
 				continue // the sweep chart's x axis is being reworked; its cell still has to run
@@ -198,6 +238,78 @@ func appendPrintCell(t *testing.T, path string) {
 	if err := os.WriteFile(path, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// setParameter copies the notebook at from to to, with one assignment of
+// its parameter cell replaced: NAME = value.
+func setParameter(t *testing.T, from, to, name, value string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n map[string]any
+	if err := json.Unmarshal(b, &n); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range n["cells"].([]any) {
+		cell := c.(map[string]any)
+		if cell["id"] != "parameters" {
+			continue
+		}
+		src := cell["source"].([]any)
+		for i, l := range src {
+			if line := l.(string); strings.HasPrefix(line, name+" = ") {
+				src[i] = name + " = " + value + "\n"
+				found = true
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("%s: no parameter %s", filepath.Base(from), name)
+	}
+	out, _ := json.Marshal(n)
+	if err := os.WriteFile(to, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cellText returns what the executed cell with this id printed.
+func cellText(t *testing.T, path, id string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n struct {
+		Cells []struct {
+			ID      string `json:"id"`
+			Outputs []struct {
+				Text any `json:"text"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal(b, &n); err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, c := range n.Cells {
+		if c.ID != id {
+			continue
+		}
+		for _, o := range c.Outputs {
+			switch x := o.Text.(type) {
+			case string:
+				text += x
+			case []any:
+				for _, s := range x {
+					text += fmt.Sprint(s)
+				}
+			}
+		}
+	}
+	return text
 }
 
 // executedDrawn reads the DRAWN line an executed notebook printed.
@@ -306,6 +418,40 @@ func close(a, b []float64) bool {
 		}
 	}
 	return true
+}
+
+// replicationLike is a result shaped like replication/csa-vs-mta's (the
+// applier's lag and TPS as series beside its scalars), interrupted.
+func replicationLike() *result.Document {
+	d := result.New("csa-vs-mta")
+	d.Duration = 3
+	d.Partial = true
+	for i, name := range []string{"default-10u-online-mta", "default-10u-backlog-mta"} {
+		f := float64(i + 1)
+		d.Cases = append(d.Cases, result.Case{Name: name, Metrics: result.Metrics{
+			"tps":        8500 * f,
+			"latency_ms": result.Metrics{"avg": 6.8 * f, "p50": 6.7 * f, "p95": 8.9 * f, "p99": 10.1 * f, "max": 12.5 * f},
+			"applier": result.Metrics{"tps": 8500 * f, "lag_interval_s": int64(1),
+				"lag_s":      []float64{1.1 * f, 2.2 * f, 3.1 * f},
+				"tps_series": []float64{8400 * f, 8550 * f, 8560 * f}},
+		}})
+	}
+	return d
+}
+
+// categorySweep is a sweep of a parameter of named values.
+func categorySweep() *result.Document {
+	d := plottest.Sweep()
+	d.Scenario = "engines"
+	d.Sweep = []result.Axis{{Key: "commit.binlog_storage_engine", Values: []any{"innodb", "file"}}}
+	var cases []result.Case
+	for i, c := range d.Cases[:4] {
+		c.Name = []string{"Case2", "Case3"}[i/2]
+		c.Point = map[string]any{"commit.binlog_storage_engine": []string{"innodb", "file"}[i%2]}
+		cases = append(cases, c)
+	}
+	d.Cases = cases
+	return d
 }
 
 // fioLike is a result shaped like the fio workload's.

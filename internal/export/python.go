@@ -31,10 +31,12 @@ type style struct {
 	Skip        []string          `json:"breakdown_skip"`
 	Percentiles [][2]any          `json:"percentiles"`
 	Panels      [][3]any          `json:"panels"`
+	Fallback    [][3]any          `json:"series_panels"`
 	Labels      map[string]string `json:"labels"`
 	Titles      map[string]string `json:"titles"`
 	Units       map[string]string `json:"units"`
 	Knee        string            `json:"knee_latency"`
+	Lower       []string          `json:"lower_better"`
 	Defaults    map[string]string `json:"defaults"`
 }
 
@@ -44,7 +46,7 @@ func styleFor(d *result.Document) style {
 		Palette: plot.Palette(), Hatches: plot.Hatches, StageOrder: plot.StageOrder(),
 		Skip:   []string{"total", "sum"},
 		Labels: map[string]string{}, Titles: map[string]string{}, Units: map[string]string{},
-		Knee: plot.KneeLatency,
+		Knee: plot.SweepLatency(d), Lower: []string{},
 	}
 	for _, p := range plot.Percentiles {
 		st.Percentiles = append(st.Percentiles, [2]any{p.Key, p.Q})
@@ -52,9 +54,16 @@ func styleFor(d *result.Document) style {
 	for _, pn := range plot.DefaultPanels {
 		st.Panels = append(st.Panels, [3]any{pn.Paths, pn.Scale, pn.Label})
 	}
+	st.Fallback = [][3]any{}
+	for _, pn := range plot.SeriesPanels(d.Cases) {
+		st.Fallback = append(st.Fallback, [3]any{pn.Paths, pn.Scale, pn.Label})
+	}
 	add := func(p string) {
 		if _, ok := st.Labels[p]; !ok {
 			st.Labels[p], st.Titles[p], st.Units[p] = plot.Label(p), plot.Title(p), plot.UnitOf(p)
+			if plot.LowerIsBetter(p) {
+				st.Lower = append(st.Lower, p)
+			}
 		}
 	}
 	for _, p := range result.MetricPaths(d) {
@@ -64,7 +73,7 @@ func styleFor(d *result.Document) style {
 		}
 	}
 	bar, lat, bd := plot.Defaults(d)
-	st.Defaults = map[string]string{"bar": bar, "latency": lat, "breakdown": bd}
+	st.Defaults = map[string]string{"bar": bar, "latency": lat, "breakdown": bd, "throughput": plot.ThroughputMetric(d)}
 	return st
 }
 
@@ -194,6 +203,16 @@ def axis_title(path):
     return STYLE["titles"].get(path, path.replace("_", " "))
 
 
+def titled(text):
+    """A chart's title, marked as simrun marks a result that is not whole."""
+    notes = []
+    if RESULT.get("shard"):
+        notes.append(f"shard {RESULT['shard']['index']}/{RESULT['shard']['count']}")
+    if RESULT.get("partial"):
+        notes.append("interrupted")
+    return f"{text} (partial: {', '.join(notes)})" if notes else text
+
+
 def record(kind, fig):
     """Keep what a chart drew: panels with their texts, bars and lines."""
     fig.canvas.draw()
@@ -255,7 +274,7 @@ for i, serie in enumerate(series):
 ax.set_xticks(range(len(clusters)))
 ax.set_xticklabels(clusters)
 ax.set_ylabel(axis_label(metric))
-ax.set_title(f"{RESULT['scenario']}: {axis_title(metric)} per case")
+ax.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} per case"))
 ax.set_ylim(bottom=0)
 if series != [""]:
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the data, as simrun draws it
@@ -264,47 +283,106 @@ plt.show()`
 
 const sweepSrc = `axis = SWEEP[0]
 metric, latency = BAR_METRIC, STYLE["knee_latency"]
+lower = metric in STYLE["lower_better"]  # a latency, a wait, a lag: less is better
+# The knee weighs a throughput against the latency: the metric, or the
+# result's throughput when the metric is itself a time.
+thr = STYLE["defaults"]["throughput"] if lower else metric
 values = RESULT["sweep"][0]["values"]
-numeric = all(isinstance(v, (int, float)) for v in values)
+numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+
+
+def value(case, path):
+    v = number(case["metrics"], path) if path else None
+    return math.nan if v is None else v
+
+
 lines = {}
 for case in CASES:
     x = (case.get("point") or {}).get(axis)
-    t, q = number(case["metrics"], metric), number(case["metrics"], latency)
-    if x is None or t is None or q is None:
+    if x is None or number(case["metrics"], metric) is None:
         continue
     lines.setdefault((case["name"] + " " + point_label(case, skip=axis)).strip(), []).append(
-        (x if numeric else values.index(x), t, q))
+        (x if numeric else values.index(x), value(case, metric), value(case, latency), value(case, thr)))
+has_lat = any(not math.isnan(p[2]) for points in lines.values() for p in points)
 
-fig, (top, bottom) = plt.subplots(2, 1, figsize=FIGSIZE, sharex=True)
-labelled = set()
+
+def enough(vals):
+    """The least x within 1 % of the best value (the lowest when lower is better)."""
+    ok = [v for v in vals if not math.isnan(v)]
+    if not ok or (not lower and not max(ok) > 0):
+        return None
+    best = min(ok) if lower else max(ok)
+    return next((i for i, v in enumerate(vals) if (v <= best + 0.01 * abs(best) if lower else v >= 0.99 * best)), None)
+
+
+def knee(ts, qs):
+    """The point of highest power, throughput / latency (Kleinrock)."""
+    return max((i for i in range(len(ts)) if qs[i] > 0 and not math.isnan(ts[i])), key=lambda i: ts[i] / qs[i], default=None)
+
+
+if has_lat:
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=FIGSIZE, sharex=True)
+else:
+    fig, top = plt.subplots(figsize=FIGSIZE)
+    bottom = None
+labelled, marked = set(), {}
 for i, (key, points) in enumerate(lines.items()):
     points.sort()
-    xs, ts, qs = zip(*points)
-    top.plot(xs, ts, marker="o", label=key, color=colour(i))
-    bottom.plot(xs, qs, marker="o", color=colour(i), label="_" + key)
-    # The knee: the point of highest power, TPS / p99 (Kleinrock).
-    knee = max((i for i in range(len(xs)) if qs[i] > 0), key=lambda i: ts[i] / qs[i], default=None)
-    if knee is not None:
-        for ax, ys in ((top, ts), (bottom, qs)):
-            ax.plot([xs[knee]], [ys[knee]], "o", markersize=14, markerfacecolor="none", color="black", label="_knee")
-        if xs[knee] not in labelled:  # lines whose knees coincide share one label
-            labelled.add(xs[knee])
-            top.annotate(f"knee {xs[knee] if numeric else values[xs[knee]]}", (xs[knee], ts[knee]),
-                         textcoords="offset points", xytext=(0, 12), ha="center", fontsize=8)
+    xs, vs, qs, ts = zip(*points)
+    if not numeric:
+        # A category has no "between": its points side by side, unjoined, unmarked.
+        off = (i - (len(lines) - 1) / 2) * min(0.6 / len(lines), 0.15)
+        top.plot([x + off for x in xs], vs, "o", label=key, color=colour(i))
+        if bottom is not None:
+            bottom.plot([x + off for x in xs], qs, "o", color=colour(i), label="_" + key)
+        continue
+    top.plot(xs, vs, marker="o", label=key, color=colour(i))
+    if bottom is not None:
+        bottom.plot(xs, qs, marker="o", color=colour(i), label="_" + key)
+    # Along a capacity (latency falls as x grows) the least x that is
+    # enough; along an offered load the knee.
+    if not has_lat or (len(qs) >= 2 and qs[-1] < qs[0]):
+        at, what = enough(vs), "enough"
+    else:
+        at, what = (knee(ts, qs) if thr else None), "knee"
+    if at is None:
+        continue
+    marked[what] = True
+    for ax, ys in ((top, vs), (bottom, qs)):
+        if ax is not None:
+            ax.plot([xs[at]], [ys[at]], "o", markersize=14, markerfacecolor="none", color="black", label="_" + what)
+    if xs[at] not in labelled:  # lines whose markers coincide share one label
+        labelled.add(xs[at])
+        top.annotate(f"{what}{':' if what == 'enough' else ''} {fmt_value(xs[at])}", (xs[at], vs[at]),
+                     textcoords="offset points", xytext=(0, 12), ha="center", fontsize=8)
+last = bottom if bottom is not None else top
 if numeric and min(values) > 0 and max(values) / min(values) >= 16:
-    bottom.set_xscale("log")
-ticks = values if numeric else list(range(len(values)))
-bottom.set_xticks(ticks)
-bottom.set_xticklabels([str(v) for v in values])
-bottom.minorticks_off()
+    last.set_xscale("log")
+last.set_xticks(values if numeric else list(range(len(values))))
+last.set_xticklabels([str(v) for v in values])
+last.minorticks_off()
+if not numeric:
+    last.set_xlim(-0.5, len(values) - 0.5)
 top.set_ylim(bottom=0)
-bottom.set_ylim(bottom=0)
 top.set_ylabel(axis_label(metric))
-bottom.set_ylabel("p99 latency (ms)")
-bottom.set_xlabel(axis)
-top.set_title(f"{RESULT['scenario']}: {axis_title(metric)} and p99 latency vs {axis.split('.')[-1]}")
-if len(lines) > 1:
-    top.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
+if bottom is not None:
+    bottom.set_ylim(bottom=0)
+    bottom.set_ylabel("p99 latency (ms)" if latency == "latency_ms.p99" else axis_label(latency))
+    lat_title = "p99 latency" if latency == "latency_ms.p99" else axis_title(latency)
+    top.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} and {lat_title} vs {axis.split('.')[-1]}"))
+else:
+    top.set_title(titled(f"{RESULT['scenario']}: {axis_title(metric)} vs {axis.split('.')[-1]}"))
+last.set_xlabel(axis)
+if len(lines) > 1 or marked:
+    handles, names = top.get_legend_handles_labels()
+    ring = plt.Line2D([], [], marker="o", markersize=10, markerfacecolor="none", color="black", linestyle="")
+    best = ("the lowest " if lower else "the best ") + axis_title(metric)
+    if marked.get("knee"):
+        short = "p99" if latency == "latency_ms.p99" else axis_title(latency)
+        handles, names = handles + [ring], names + [f"knee: max {axis_title(thr)} / {short}"]
+    if marked.get("enough"):
+        handles, names = handles + [ring], names + [("enough: within 1 % of " if lower else "enough: 99 % of ") + best]
+    top.legend(handles, names, fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 record("sweep", fig)
 plt.show()`
 
@@ -339,14 +417,26 @@ if ys_all and min(ys_all) > 0 and max(ys_all) / min(ys_all) > 50:
     ax.set_yscale("log")  # as simrun does when the tail spans decades
 else:
     ax.set_ylim(bottom=0)
-ax.set_title(f"{RESULT['scenario']}: {axis_title(block)} percentiles")
+ax.set_title(titled(f"{RESULT['scenario']}: {axis_title(block)} percentiles"))
 ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
 record("latency", fig)
 plt.show()`
 
-const seriesSrc = `panels = [(paths, scale, ylabel) for paths, scale, ylabel in STYLE["panels"]]
+const seriesSrc = `LABELS = {paths[0]: ylabel for paths, _, ylabel in STYLE["series_panels"]}
+
+
+def has_series(case, path):
+    ys = lookup(case["metrics"], path)
+    return isinstance(ys, list) and len(ys) > 0
+
+
+panels = [(paths, scale, ylabel) for paths, scale, ylabel in STYLE["panels"]]
 if SERIES:
-    panels = [([s], 1, axis_label(s.replace("series.", "", 1))) for s in SERIES]
+    panels = [([s], 1, LABELS.get(s, axis_label(s.replace("series.", "", 1)))) for s in SERIES]
+elif not any(has_series(case, path) for paths, _, _ in panels for path in paths for case in CASES):
+    # Not a database run (replication, fio, demo): as simrun does, a panel
+    # for each series the cases have, up to five.
+    panels = [p for p in STYLE["series_panels"] if any(has_series(case, p[0][0]) for case in CASES)][:5]
 
 
 def interval(case, path, n):
@@ -364,35 +454,40 @@ for paths, scale, ylabel in panels:
     rows = []
     for i, case in enumerate(CASES):
         for path in paths:
-            ys = lookup(case["metrics"], path)
-            if isinstance(ys, list) and ys:
-                rows.append((i, case, path, ys))
+            if has_series(case, path):
+                rows.append((i, case, path, lookup(case["metrics"], path)))
                 break
     if rows:
         present.append((ylabel, scale, rows))
     else:
         missing.append(f"{ylabel.split(' (')[0]} ({paths[0]})")
 
-fig, axes = plt.subplots(len(present), 1, figsize=(FIGSIZE[0], 2.1 * len(present) + 0.8), sharex=True, squeeze=False)
-for ax, (ylabel, scale, rows) in zip(axes[:, 0], present):
-    for i, case, path, ys in rows:
-        step = interval(case, path, len(ys))
-        points = [((j + 1) * step, y * scale) for j, y in enumerate(ys) if y is not None and math.isfinite(y)]
-        if len(points) == 1:  # a line needs two points
-            points.insert(0, (0, points[0][1]))
-        ax.plot([p[0] for p in points], [p[1] for p in points], label=label(case) if len(CASES) > 1 else "_" + label(case), color=colour(i))
-    ax.set_ylabel(ylabel)
-    ax.set_ylim(bottom=0)
-axes[0, 0].set_title(f"{RESULT['scenario']}: over time")
-if len(CASES) > 1:
-    axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
-xlabel = "time since the end of warm-up (s)"
-if missing:
-    xlabel += "\nnot in this result: " + ", ".join(missing)
-axes[-1, 0].set_xlabel(xlabel)
-axes[-1, 0].set_xlim(left=0)
-record("series", fig)
-plt.show()`
+if not present:
+    # Nothing to draw: say so rather than fail, and the later cells still run.
+    print("No series to draw: " + (", ".join(missing) if missing else "the cases have none")
+          + " not in this result. Set SERIES to series it has, e.g. "
+          + (", ".join(p[0][0] for p in STYLE["series_panels"][:3]) or "none: this result has no series"))
+else:
+    fig, axes = plt.subplots(len(present), 1, figsize=(FIGSIZE[0], 2.1 * len(present) + 0.8), sharex=True, squeeze=False)
+    for ax, (ylabel, scale, rows) in zip(axes[:, 0], present):
+        for i, case, path, ys in rows:
+            step = interval(case, path, len(ys))
+            points = [((j + 1) * step, y * scale) for j, y in enumerate(ys) if y is not None and math.isfinite(y)]
+            if len(points) == 1:  # a line needs two points
+                points.insert(0, (0, points[0][1]))
+            ax.plot([p[0] for p in points], [p[1] for p in points], label=label(case) if len(CASES) > 1 else "_" + label(case), color=colour(i))
+        ax.set_ylabel(ylabel)
+        ax.set_ylim(bottom=0)
+    axes[0, 0].set_title(titled(f"{RESULT['scenario']}: over time"))
+    if len(CASES) > 1:
+        axes[0, 0].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1))
+    xlabel = "time since the end of warm-up (s)"
+    if missing:
+        xlabel += "\nnot in this result: " + ", ".join(missing)
+    axes[-1, 0].set_xlabel(xlabel)
+    axes[-1, 0].set_xlim(left=0)
+    record("series", fig)
+    plt.show()`
 
 const breakdownSrc = `block = BREAKDOWN_BLOCK
 order = STYLE["stage_order"]
@@ -419,7 +514,7 @@ if block == "commit_breakdown_ms":
 else:
     ax.set_ylabel(f"{axis_title(block)} per transaction ({STYLE['units'].get(block) or 'ms'})")
 ax.set_ylim(bottom=0)
-ax.set_title(f"{RESULT['scenario']}: where commit time goes")
+ax.set_title(titled(f"{RESULT['scenario']}: where commit time goes"))
 handles, names = ax.get_legend_handles_labels()
 ax.legend(handles[::-1], names[::-1], loc="upper left", bbox_to_anchor=(1.01, 1))  # top of the stack first
 record("breakdown", fig)

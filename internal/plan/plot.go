@@ -15,6 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"simrun/internal/plot"
 )
 
 // PlotInput is what the evidence chart shows.
@@ -95,6 +97,8 @@ func newChart(in PlotInput) (*chart, error) {
 	if len(in.Axes) < 1 || len(in.Axes) > 2 {
 		return nil, fmt.Errorf("plan: plot of %d parameters, want 1 or 2", len(in.Axes))
 	}
+	// The font has no CJK: a case named so keeps its place in the title.
+	in.Title, _ = plot.Drawable(in.Title)
 	in.Axes = append([]PlotAxis(nil), in.Axes...)
 	for i := range in.Axes {
 		if in.Axes[i].Format == nil {
@@ -114,7 +118,7 @@ func evidenceChart(in PlotInput) (*chart, error) {
 	pts := append([]*Point(nil), in.Result.Evidence...)
 	sort.SliceStable(pts, func(i, j int) bool { return pts[i].X[0] < pts[j].X[0] })
 	lo, hi := pts[0].X[0], pts[len(pts)-1].X[0]
-	unit, scale := displayUnit(ax.Unit, math.Max(math.Abs(lo), math.Abs(hi)))
+	unit, scale := axisUnit(ax.Unit, lo, hi)
 	for k, c := range in.Constraints {
 		p := gplot.New()
 		if k == 0 {
@@ -230,6 +234,25 @@ type frontier struct {
 	runs []plotter.XYs
 }
 
+// above returns the answer the frontier's line joins xy to in the row
+// above it, or nil.
+func (f frontier) above(xy plotter.XY) *plotter.XY {
+	for _, run := range f.runs {
+		for i := range run {
+			if run[i] != xy {
+				continue
+			}
+			for _, j := range []int{i - 1, i + 1} {
+				if j >= 0 && j < len(run) && run[j].Y > xy.Y {
+					up := run[j]
+					return &up
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func frontierMarks(res *Result) frontier {
 	var f frontier
 	var run plotter.XYs
@@ -314,8 +337,8 @@ func frontierChart(in PlotInput) (*chart, error) {
 
 	p := gplot.New()
 	p.Title.Text, p.Title.Padding = in.Title, 2*vg.Millimeter // clear of the top row's answer
-	ux, sx := displayUnit(ax.Unit, math.Max(math.Abs(xlo), math.Abs(xhi)))
-	uy, sy := displayUnit(ay.Unit, math.Max(math.Abs(ylo), math.Abs(yhi)))
+	ux, sx := axisUnit(ax.Unit, xlo, xhi)
+	uy, sy := axisUnit(ay.Unit, ylo, yhi)
 	p.X.Label.Text, p.Y.Label.Text = axisTitle(ax.Key, ux), axisTitle(ay.Key, uy)
 	sansFonts(p)
 	p.X.Min, p.X.Max = padRange(tx(xlo), tx(xhi), 0.05)
@@ -384,6 +407,12 @@ func frontierChart(in PlotInput) (*chart, error) {
 		labels := &answerLabels{xys: at(front.found), style: p.X.Tick.Label}
 		for _, xy := range front.found {
 			labels.texts = append(labels.texts, ax.Format(xy.X))
+			up := front.above(xy)
+			if up != nil {
+				u := at(plotter.XYs{*up})[0]
+				up = &u
+			}
+			labels.up = append(labels.up, up)
 		}
 		for _, y := range rows {
 			labels.rows = append(labels.rows, ty(y))
@@ -523,13 +552,16 @@ func (ch *chart) draw(dc draw.Canvas) {
 	}
 }
 
-// answerLabels prints each frontier answer above its ring, on a white
-// ground (the frontier's line may pass there), where the row above leaves
-// room for it.
+// answerLabels prints each frontier answer above its ring, where the row
+// above leaves room for it, and clear of the line: the line joining the
+// answer to the one in the row above crosses the space above the ring, so
+// where it would pass through the label, the label moves beside it, on the
+// side the line leans away from.
 type answerLabels struct {
 	xys   plotter.XYs // as plotted
 	texts []string
-	rows  []float64 // every row of the chart, as plotted
+	up    []*plotter.XY // the answer each is joined to in the row above, as plotted, or nil
+	rows  []float64     // every row of the chart, as plotted
 	style text.Style
 }
 
@@ -537,8 +569,13 @@ type answerLabels struct {
 // ring.
 const ringClear = 12
 
+// lineClear is the least gap between a label and the frontier's line.
+const lineClear = 4
+
 func (l *answerLabels) Plot(c draw.Canvas, p *gplot.Plot) {
 	trX, trY := p.Transforms(&c)
+	sty := l.style
+	sty.XAlign = text.XLeft
 	for i, xy := range l.xys {
 		y := trY(xy.Y)
 		room := vg.Length(math.Inf(1))
@@ -549,23 +586,62 @@ func (l *answerLabels) Plot(c draw.Canvas, p *gplot.Plot) {
 		}
 		// Past the ring, the label, and the next row's markers (a ring,
 		// if that row's answer is straight above).
-		if room < vg.Points(ringClear)+l.style.Height(l.texts[i])+vg.Points(9) {
+		if room < vg.Points(ringClear)+sty.Height(l.texts[i])+vg.Points(9) {
 			continue
 		}
-		pt := vg.Point{X: trX(xy.X), Y: y + vg.Points(ringClear)}
-		box := l.style.Rectangle(l.texts[i]).Add(pt)
+		x := trX(xy.X)
+		box := sty.Rectangle(l.texts[i]).Add(vg.Point{Y: y + vg.Points(ringClear)}) // from x = 0
+		w := box.Max.X - box.Min.X
+		left := x - w/2
+		if up := l.up[i]; up != nil {
+			left = labelLeft(vg.Point{X: x, Y: y}, vg.Point{X: trX(up.X), Y: trY(up.Y)}, box.Min.Y, box.Max.Y, w, vg.Points(lineClear))
+		}
+		pt := vg.Point{X: left, Y: y + vg.Points(ringClear)}
 		c.SetColor(color.White)
-		c.Fill(box.Path())
-		c.FillText(l.style, pt, l.texts[i])
+		c.Fill(sty.Rectangle(l.texts[i]).Add(pt).Path())
+		c.FillText(sty, pt, l.texts[i])
 	}
 }
 
-// GlyphBoxes keeps the labels inside the canvas.
+// labelLeft is where a label w wide, spanning heights y0 to y1, starts so
+// as to keep gap clear of the segment from an answer a up to the answer
+// u: centred on a where the segment passes outside that, else beside the
+// segment, left of it when it leans right, right of it when it leans left
+// or goes straight up.
+func labelLeft(a, u vg.Point, y0, y1, w, gap vg.Length) vg.Length {
+	left := a.X - w/2
+	if u.Y <= a.Y || y0 >= u.Y {
+		return left
+	}
+	at := func(y vg.Length) vg.Length { return a.X + (u.X-a.X)*(min(y, u.Y)-a.Y)/(u.Y-a.Y) }
+	lo, hi := min(at(y0), at(y1)), max(at(y0), at(y1))
+	if hi < left-gap || lo > left+w+gap {
+		return left
+	}
+	if u.X > a.X {
+		return lo - gap - w
+	}
+	return hi + gap
+}
+
+// GlyphBoxes keeps the labels inside the canvas, wherever the line puts
+// them: from half a label left of the answer to half right when centred,
+// and up to a whole label (and the gap) on the side it may move to.
 func (l *answerLabels) GlyphBoxes(p *gplot.Plot) []gplot.GlyphBox {
 	var bs []gplot.GlyphBox
 	for i, xy := range l.xys {
+		r := l.style.Rectangle(l.texts[i]) // centred
+		w := r.Max.X - r.Min.X
+		lo, hi := -w/2, w/2
+		if up := l.up[i]; up != nil {
+			if up.X > xy.X {
+				lo = -w - vg.Points(lineClear)
+			} else {
+				hi = w + vg.Points(lineClear)
+			}
+		}
 		bs = append(bs, gplot.GlyphBox{X: p.X.Norm(xy.X), Y: p.Y.Norm(xy.Y),
-			Rectangle: l.style.Rectangle(l.texts[i]).Add(vg.Point{Y: vg.Points(ringClear)})})
+			Rectangle: vg.Rectangle{Min: vg.Point{X: lo, Y: r.Min.Y + vg.Points(ringClear)}, Max: vg.Point{X: hi, Y: r.Max.Y + vg.Points(ringClear)}}})
 	}
 	return bs
 }

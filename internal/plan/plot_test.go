@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -152,7 +153,10 @@ func TestPlotTicks(t *testing.T) {
 		{"workers 1..6", "", true, spaced(1, 6, 6, false), "k"},
 		{"workers 87..88", "", true, []float64{87, 88}, "k"},
 		{"one point", "", true, []float64{64}, "k"},
-		{"sizes 64MiB..8GiB", "bytes", true, spaced(64<<20, 8<<30, 8, true), "k (GB)"},
+		{"sizes 64MiB..8GiB", "bytes", true, spaced(64<<20, 8<<30, 8, true), "k (GiB)"},
+		{"sizes 1GiB..4GiB", "bytes", true, []float64{1 << 30, 2.5 * (1 << 30), 4 << 30}, "k (GiB)"},
+		{"sizes 1GB..4GB", "bytes", true, []float64{1e9, 2.5e9, 4e9}, "k (GB)"},
+		{"bandwidth 64MiB/s..1GiB/s", "bytes/s", true, spaced(64<<20, 1<<30, 5, true), "k (GiB/s)"},
 		{"durations ms", "s", false, spaced(0.002, 0.05, 12, false), "k (ms)"},
 		{"durations log", "s", false, spaced(0.0005, 2, 9, true), "k (s)"},
 		{"nine decades", "", false, spaced(1, 1e9, 10, true), "k"},
@@ -325,5 +329,105 @@ func TestPlotDeterministic(t *testing.T) {
 	}
 	if err := Plot(new(bytes.Buffer), "gif", one); err == nil || !strings.Contains(err.Error(), "png, svg") {
 		t.Errorf("format gif: %v, want an error naming png and svg", err)
+	}
+}
+
+func TestAxisUnit(t *testing.T) {
+	const gib, mib = 1 << 30, 1 << 20
+	type unit struct {
+		Name  string
+		Scale float64
+	}
+	for _, tc := range []struct {
+		reason string
+		unit   string
+		lo, hi float64
+		want   unit
+	}{
+		{"binary sizes count in GiB", "bytes", gib, 4 * gib, unit{"GiB", gib}},
+		{"a binary range from zero", "bytes", 0, 512 * mib, unit{"MiB", mib}},
+		{"binary bandwidth", "bytes/s", 64 * mib, gib, unit{"GiB/s", gib}},
+		{"decimal sizes count in GB", "bytes", 1e9, 4e9, unit{"GB", 1e9}},
+		{"decimal bandwidth", "bytes/s", 20e6, 400e6, unit{"MB/s", 1e6}},
+		{"one end decimal: decimal", "bytes", 1e9, 4 * gib, unit{"GB", 1e9}},
+		{"1KiB reads as 1.024kB exactly: decimal", "bytes", 1024, 4096, unit{"kB", 1e3}},
+		{"durations are untouched", "s", 0.002, 0.05, unit{"ms", 1e-3}},
+		{"plain numbers", "", 1 << 30, 1 << 32, unit{"", 1}},
+	} {
+		name, scale := axisUnit(tc.unit, tc.lo, tc.hi)
+		if d := cmp.Diff(tc.want, unit{name, scale}); d != "" {
+			t.Errorf("%s: axisUnit(%q, %g, %g) (-want +got):\n%s", tc.reason, tc.unit, tc.lo, tc.hi, d)
+		}
+	}
+}
+
+// TestLabelLeft: a frontier answer's label sits centred above its ring
+// unless the line up to the next row's answer would cross it; then it
+// stands beside the line, on the side the line leans away from.
+func TestLabelLeft(t *testing.T) {
+	const w, gap = 60, 4
+	a := vg.Point{X: 100, Y: 100}
+	y0, y1 := vg.Length(112), vg.Length(124)
+	for _, tc := range []struct {
+		reason string
+		up     vg.Point
+		want   vg.Length
+	}{
+		{"no row above: centred", vg.Point{X: 100, Y: 90}, 70},
+		{"straight up: right of the line", vg.Point{X: 100, Y: 200}, 104},
+		{"leaning left: right of the line", vg.Point{X: 60, Y: 200}, 100 - 40*12/100.0 + gap},
+		{"leaning right: left of the line", vg.Point{X: 140, Y: 200}, 100 + 40*12/100.0 - gap - w},
+		{"leaning far left, past the label: centred", vg.Point{X: -900, Y: 120}, 70},
+		{"the row above is below the label: centred", vg.Point{X: 100, Y: 110}, 70},
+	} {
+		got := labelLeft(a, tc.up, y0, y1, w, gap)
+		if math.Abs(float64(got-tc.want)) > 1e-9 {
+			t.Errorf("%s: left %v, want %v", tc.reason, got, tc.want)
+		}
+		// Wherever it goes, the line stays clear of it.
+		if tc.up.Y > a.Y {
+			for y := y0; y <= min(y1, tc.up.Y); y++ {
+				x := a.X + (tc.up.X-a.X)*(y-a.Y)/(tc.up.Y-a.Y)
+				if x > got-gap+1e-9 && x < got+w+gap-1e-9 {
+					t.Errorf("%s: the line passes through the label at (%v, %v)", tc.reason, x, y)
+				}
+			}
+		}
+	}
+}
+
+// TestPlotFrontierBinarySizes: the QA case, a frontier whose second
+// parameter is a buffer pool of 1GiB..4GiB, has its rows labelled 1, 2.5
+// and 4 under "(GiB)", as the report prints them, not 1.07374182,
+// 2.68435456 and 4.2949673 GB.
+func TestPlotFrontierBinarySizes(t *testing.T) {
+	const gib = 1 << 30
+	res := &Result{Found: true}
+	for _, y := range []float64{gib, 2.5 * gib, 4 * gib} {
+		for _, x := range []float64{20e6, 74.29e6, 128.6e6, 400e6} {
+			ok := x >= 74.29e6 && y > gib || x >= 128.6e6
+			res.Evidence = append(res.Evidence, &Point{X: []float64{x, y}, Feasible: ok, Decided: true})
+		}
+		answer := 74.29e6
+		if y == gib {
+			answer = 128.6e6
+		}
+		res.Frontier = append(res.Frontier, Front{Y: y, Found: true, X: answer})
+	}
+	cons, _ := ParseConstraint("--goal", "tps>=3000")
+	ch, err := newChart(PlotInput{Title: "frontier", Axes: []PlotAxis{
+		{Key: "volume.bandwidth_max", Unit: "bytes/s", Integer: true},
+		{Key: "engine.buffer_pool.size", Unit: "bytes", Integer: true}}, Result: res, Constraints: []Constraint{cons}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	axes := drawnTicks(t, ch)
+	checkTicks(t, "rows", axes[1], "engine.buffer_pool.size (GiB)", 3)
+	var got []string
+	for _, d := range axes[1] {
+		got = append(got, d.label)
+	}
+	if d := cmp.Diff([]string{"1", "2.5", "4"}, got); d != "" {
+		t.Errorf("row labels (-want +got):\n%s", d)
 	}
 }

@@ -3,9 +3,12 @@ package plan
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
+
+	"simrun/internal/result"
 )
 
 // displayUnit returns the unit an axis's ticks count in, for values up to
@@ -39,6 +42,47 @@ func displayUnit(unit string, maxAbs float64) (string, float64) {
 		return "ns", 1e-9
 	}
 	return unit, 1
+}
+
+// axisUnit is displayUnit for an axis whose values run from lo to hi, in
+// binary prefixes (GiB, MiB/s) when the values were given in them: a
+// range of 1GiB..4GiB ticks at 1, 2.5 and 4 GiB, as the report prints
+// them, not at 1.07374182, 2.68435456 and 4.2949673 GB.
+func axisUnit(unit string, lo, hi float64) (string, float64) {
+	maxAbs := math.Max(math.Abs(lo), math.Abs(hi))
+	if !binaryValues(unit, lo, hi) {
+		return displayUnit(unit, maxAbs)
+	}
+	suffix := "B"
+	if unit == "bytes/s" {
+		suffix = "B/s"
+	}
+	for _, p := range []struct {
+		s string
+		m float64
+	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
+		if maxAbs >= p.m {
+			return p.s + suffix, p.m
+		}
+	}
+	return suffix, 1
+}
+
+// binaryValues reports whether a bytes or bytes/s axis from lo to hi was
+// given in binary multiples: each end (but a zero) prints exactly with a
+// binary prefix and not with a decimal one, as the report prints it
+// (result.FormatUnit: 1GiB, not 1.074GB). The knob does not say which it
+// was given in; its values do.
+func binaryValues(unit string, lo, hi float64) bool {
+	if unit != "bytes" && unit != "bytes/s" || lo == 0 && hi == 0 {
+		return false
+	}
+	for _, v := range []float64{lo, hi} {
+		if v != 0 && !strings.Contains(result.FormatUnit(v, unit), "iB") {
+			return false
+		}
+	}
+	return true
 }
 
 // axisTitle is a parameter's name with the unit its ticks count in.

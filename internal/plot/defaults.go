@@ -60,6 +60,69 @@ func defaultMetric(cases []result.Case) string {
 	return "tps"
 }
 
+// lowerWords mark a metric of which less is better: a time, a wait, a lag,
+// a queue.
+var lowerWords = []string{"latency", "wait", "lag", "await", "clat", "response", "elapsed", "catchup", "blocked", "queue", "misses"}
+
+// LowerIsBetter reports whether less of a metric is better: latency, wait
+// and lag (latency_ms.p99, wait_ms.avg, applier.max_lag_s), and any time
+// (a name ending in _ms, _us, _ns or _s, but not _per_s). Throughput,
+// IOPS and utilisation are higher-is-better.
+func LowerIsBetter(path string) bool {
+	p := strings.ToLower(path)
+	for _, w := range lowerWords {
+		if strings.Contains(p, w) {
+			return true
+		}
+	}
+	for _, seg := range strings.Split(p, ".") {
+		if strings.HasSuffix(seg, "_per_s") {
+			continue
+		}
+		for _, u := range []string{"_ms", "_us", "_ns", "_s"} {
+			if strings.HasSuffix(seg, u) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ThroughputMetric is the metric a sweep's knee weighs against latency
+// when the metric drawn is itself a time: the first headline metric (tps,
+// applier.tps, throughput_per_s, qps, write.iops, ...) d has, or "".
+func ThroughputMetric(d *result.Document) string { return throughputMetric(d.Cases) }
+
+// throughputMetric is ThroughputMetric of the cases.
+func throughputMetric(cases []result.Case) string {
+	for _, h := range headline {
+		if anyHas(cases, h) {
+			return h
+		}
+	}
+	return ""
+}
+
+// SweepLatency is the latency the sweep chart draws under its metric and
+// weighs the knee by: latency_ms.p99, else the p99 (or the highest
+// percentile) of the first block of percentiles (write.clat_ms.p99); ""
+// when the result has none.
+func SweepLatency(d *result.Document) string { return sweepLatency(d.Cases) }
+
+func sweepLatency(cases []result.Case) string {
+	if anyHas(cases, KneeLatency) {
+		return KneeLatency
+	}
+	for _, b := range percentileBlocks(cases) {
+		for _, k := range []string{"p99", "p99_9", "p999", "p95", "p90", "p75", "p50"} {
+			if anyHas(cases, b+"."+k) {
+				return b + "." + k
+			}
+		}
+	}
+	return ""
+}
+
 // percentileBlocks returns the blocks holding two or more percentiles
 // (latency_ms, write.clat_ms, wait_ms, ...), latency_ms first.
 func percentileBlocks(cases []result.Case) []string {

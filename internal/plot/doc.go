@@ -9,10 +9,16 @@
 //     of bars, one colour per label; in a sweep each case is a cluster and
 //     each sweep point a colour. Bars carry their value, and a 95 %
 //     interval when the result has replications.
-//   - sweep: TPS (top) and p99 latency (bottom) against the first swept
-//     parameter, one line per case. The saturation knee is marked: the
-//     point of highest power, TPS / p99 (Kleinrock's operating point),
-//     where adding load stops buying throughput and starts buying latency.
+//   - sweep: a metric (the bar chart's: tps, throughput_per_s,
+//     write.iops, ...) on top and p99 latency below against the first
+//     swept parameter, one line per case. The saturation knee is marked:
+//     the point of highest power, throughput / p99 (Kleinrock's operating
+//     point), where adding load stops buying throughput and starts buying
+//     latency; along a capacity, where latency falls, the least value
+//     within 1 % of the best instead, the best being the lowest for a
+//     metric of which less is better (LowerIsBetter). Named values
+//     (innodb, file) are categories: their points stand side by side,
+//     unjoined, with no knee.
 //   - latency: the percentile curve p50, p90, p95, p99, p99.9, max of
 //     latency_ms, with the x axis in "nines" (−log10(1−q)) so the tail is
 //     not squashed against the right edge.
@@ -25,7 +31,7 @@
 // # Missing data
 //
 // A chart that needs a metric no case has returns an error naming the
-// metric path (plot: sweep: no case has metric "latency_ms.p99"); a case
+// metric path (plot: bar: no case has metric "tpss"); a case
 // lacking a metric others have is drawn without it. Supported lists the
 // kinds a document can draw, which is what the exporters use.
 //

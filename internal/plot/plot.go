@@ -90,8 +90,9 @@ type Options struct {
 	// Width and Height are the image size in pixels (0: 960×540; charts of
 	// stacked panels, sweep and series, default to 200 px per panel plus 80).
 	Width, Height int
-	// Metric is the metric drawn: bar and sweep default to "tps", latency
-	// to "latency_ms" (a block of percentiles), breakdown to
+	// Metric is the metric drawn: bar and sweep default to the result's
+	// throughput ("tps", "throughput_per_s", "write.iops", ...), latency
+	// to its first block of percentiles ("latency_ms"), breakdown to
 	// "commit_breakdown_ms".
 	Metric string
 	// Series lists the series paths a series chart draws, one panel each,
@@ -128,6 +129,7 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 	if err != nil {
 		return nil, err
 	}
+	d, cases = drawableDoc(d, cases)
 	var panels []*gplot.Plot
 	opt.rec = &dataRecorder{}
 	switch k {
@@ -148,7 +150,10 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 		return nil, err
 	}
 	if opt.Title != "" {
-		panels[0].Title.Text = opt.Title
+		panels[0].Title.Text, _ = Drawable(opt.Title)
+	}
+	if note := PartialNote(d); note != "" {
+		panels[0].Title.Text += " " + note
 	}
 	f := &Figure{panels: panels, width: opt.Width, height: opt.Height, rec: opt.rec}
 	if f.width == 0 {
@@ -161,6 +166,24 @@ func Draw(d *result.Document, k Kind, opt Options) (*Figure, error) {
 		}
 	}
 	return f, nil
+}
+
+// PartialNote is what a chart's title adds for a result that is not
+// whole, so a chart of it never passes for the full run: "(partial:
+// interrupted)" for a run stopped by Ctrl-C, "(partial: shard 0/4)" for
+// one shard of a sweep; "" for a whole result. Even a --title gets it.
+func PartialNote(d *result.Document) string {
+	var notes []string
+	if d.Shard != nil {
+		notes = append(notes, fmt.Sprintf("shard %d/%d", d.Shard.Index, d.Shard.Count))
+	}
+	if d.Partial {
+		notes = append(notes, "interrupted")
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return "(partial: " + strings.Join(notes, ", ") + ")"
 }
 
 // Size returns the image size in pixels.

@@ -121,8 +121,7 @@ func TestMissingMetricErrors(t *testing.T) {
 	}{
 		{"bar metric", run, Bar, Options{Metric: "nope_ms"}, `plot: bar: no case has metric "nope_ms"`},
 		{"no sweep", run, Sweep, Options{}, "plot: sweep: the result has no swept parameter"},
-		{"sweep p99", stripped(sweep, "latency_ms"), Sweep, Options{}, `plot: sweep: no case has metric "latency_ms.p99"`},
-		{"sweep tps", stripped(sweep, "tps"), Sweep, Options{}, `plot: sweep: no case has metric "tps"`},
+		{"sweep metric", stripped(sweep, "tps"), Sweep, Options{Metric: "tps"}, `plot: sweep: no case has metric "tps"; choose one with --metric, e.g. latency_ms.avg`},
 		{"latency", stripped(run, "latency_ms"), Latency, Options{}, `plot: latency: no case has two or more of the metrics "latency_ms.p50"`},
 		{"series", sweep, Series, Options{}, `plot: series: no case has any of the series "series.tps", "disk.series.write_kB_per_s"`},
 		{"custom series", run, Series, Options{Series: []string{"applier.series.lag_s"}}, `"applier.series.lag_s"`},
@@ -267,6 +266,44 @@ func TestBreakdownLabels(t *testing.T) {
 		h, y := breakdownLabels(tc.block)
 		if h != tc.head || y != tc.ylabel {
 			t.Errorf("%s: %q, %q; want %q, %q", tc.block, h, y, tc.head, tc.ylabel)
+		}
+	}
+}
+
+// TestPartialTitle: a chart of a result that is not whole says so at the
+// end of its title, whatever the kind, even under a --title.
+func TestPartialTitle(t *testing.T) {
+	for _, tc := range []struct {
+		reason  string
+		partial bool
+		shard   *result.Shard
+		title   string
+		want    string // the bar chart's title
+	}{
+		{"whole", false, nil, "", "threads-sweep: TPS per case"},
+		{"interrupted", true, nil, "", "threads-sweep: TPS per case (partial: interrupted)"},
+		{"a shard", false, &result.Shard{Index: 1, Count: 4}, "", "threads-sweep: TPS per case (partial: shard 1/4)"},
+		{"an interrupted shard", true, &result.Shard{Index: 0, Count: 2}, "", "threads-sweep: TPS per case (partial: shard 0/2, interrupted)"},
+		{"a --title", true, nil, "My run", "My run (partial: interrupted)"},
+	} {
+		d := plottest.Sweep()
+		d.Partial, d.Shard = tc.partial, tc.shard
+		note := PartialNote(d)
+		for _, k := range []Kind{Bar, Sweep, Latency} {
+			f, err := Draw(d, k, Options{Title: tc.title})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := f.Data()[0].Title
+			if k == Bar {
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("%s: bar title (-want +got):\n%s", tc.reason, diff)
+				}
+				continue
+			}
+			if marked := strings.Contains(got, "(partial"); marked != (note != "") || !strings.HasSuffix(got, note) {
+				t.Errorf("%s: %s title %q, want it to end with %q", tc.reason, k, got, note)
+			}
 		}
 	}
 }

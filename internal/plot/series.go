@@ -55,17 +55,17 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 	if len(opt.Series) == 0 && opt.Metric != "" {
 		opt.Series = strings.Split(opt.Metric, ",")
 	}
-	if len(opt.Series) == 0 && !anySeries(cases, DefaultPanels) {
-		// Not a database run: draw the series it has, up to five panels.
-		opt.Series = seriesPaths(cases)
-		if len(opt.Series) > 5 {
-			opt.Series = opt.Series[:5]
-		}
-	}
-	if len(opt.Series) > 0 {
+	switch {
+	case len(opt.Series) > 0:
 		panels = nil
 		for _, s := range opt.Series {
-			panels = append(panels, Panel{Paths: []string{s}, Scale: 1, Label: Label(strings.Replace(s, "series.", "", 1))})
+			panels = append(panels, seriesPanel(s))
+		}
+	case !anySeries(cases, DefaultPanels):
+		// Not a database run: draw the series it has, up to five panels
+		// (none: the error names the default panels).
+		if own := SeriesPanels(cases); len(own) > 0 {
+			panels = own[:min(len(own), MaxFallbackPanels)]
 		}
 	}
 	var out []*gplot.Plot
@@ -161,6 +161,27 @@ func drawSeries(d *result.Document, cases []result.Case, opt Options) ([]*gplot.
 		out[len(out)-1].X.Label.Text += "\nnot in this result: " + strings.Join(missing, ", ")
 	}
 	return out, nil
+}
+
+// MaxFallbackPanels is how many panels a series chart draws of a result
+// that has none of the DefaultPanels (a replication, fio or demo run).
+const MaxFallbackPanels = 5
+
+// SeriesPanels returns a panel for every series the cases have, in
+// display order: what a series chart of a result without any of the
+// DefaultPanels draws (the first MaxFallbackPanels of them), and the
+// notebook's series cell too.
+func SeriesPanels(cases []result.Case) []Panel {
+	var out []Panel
+	for _, p := range seriesPaths(cases) {
+		out = append(out, seriesPanel(p))
+	}
+	return out
+}
+
+// seriesPanel is the panel of one series named by its path.
+func seriesPanel(path string) Panel {
+	return Panel{Paths: []string{path}, Scale: 1, Label: Label(strings.Replace(path, "series.", "", 1))}
 }
 
 // anySeries reports whether a case has a series of one of the panels.
