@@ -651,7 +651,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 			if len(f.Warnings) > 0 {
 				line += " (not steady: see the warnings below)"
 			}
-			fmt.Fprintf(w, "  %-24s %s\n", r.Vary[1].Key+" = "+f.Y, line)
+			fmt.Fprintf(w, "  %s %s\n", padRight(r.Vary[1].Key+" = "+f.Y, 24), line)
 		}
 	} else if res.Found {
 		fmt.Fprintf(w, "\nanswer: %s = %s\n  %s  [%d replications%s]\n", r.Vary[0].Key, r.Answer, r.stats(res.Answer), res.Answer.Reps, r.undecided(res.Answer))
@@ -713,7 +713,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 	widths := make([]int, len(hdr))
 	for _, row := range rows {
 		for i, c := range row {
-			widths[i] = max(widths[i], len(c))
+			widths[i] = max(widths[i], displayWidth(c))
 		}
 	}
 	for _, row := range rows {
@@ -726,7 +726,7 @@ func writePlanTable(w io.Writer, r *PlanReport) error {
 				b.WriteString(c)
 				continue
 			}
-			fmt.Fprintf(&b, "%-*s", widths[i], c)
+			b.WriteString(padRight(c, widths[i]))
 		}
 		fmt.Fprintln(w, b.String())
 	}

@@ -461,27 +461,8 @@ func series(m result.Metrics, path string) ([]float64, bool) {
 	if !ok {
 		return nil, false
 	}
-	switch x := v.(type) {
-	case []float64:
-		return x, len(x) > 0
-	case []int64:
-		out := make([]float64, len(x))
-		for i, n := range x {
-			out[i] = float64(n)
-		}
-		return out, len(x) > 0
-	case []any:
-		out := make([]float64, len(x))
-		for i, e := range x {
-			f, ok := result.Float(e)
-			if !ok {
-				return nil, false
-			}
-			out[i] = f
-		}
-		return out, len(x) > 0
-	}
-	return nil, false
+	xs, ok := result.Floats(v)
+	return xs, ok && len(xs) > 0
 }
 
 // noMetric is the error for a chart whose metric no case has.
