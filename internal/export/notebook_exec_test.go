@@ -123,7 +123,8 @@ func TestNotebooksExecute(t *testing.T) {
 	// sweep of named values (no line, no knee): they have to run.
 	setParameter(t, filepath.Join(dir, "sweep.ipynb"), filepath.Join(dir, "sweep-latency.ipynb"), "BAR_METRIC", `"latency_ms.avg"`)
 	trips = append(trips, roundTrip{"sweep-latency.ipynb", clean(sweep), nil})
-	cat := categorySweep()
+	cat := plottest.CategorySweep()
+	cat.Scenario = "engines"
 	if files, err = Export(cat, Notebook, "category.ipynb", Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -315,46 +316,16 @@ func cellText(t *testing.T, path, id string) string {
 // executedDrawn reads the DRAWN line an executed notebook printed.
 func executedDrawn(t *testing.T, path string) map[string][]plot.PanelData {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
+	text := cellText(t, path, "test-drawn")
+	i := strings.Index(text, drawnMarker)
+	if i < 0 {
+		t.Fatalf("%s: no DRAWN output", filepath.Base(path))
+	}
+	var out map[string][]plot.PanelData
+	if err := json.Unmarshal([]byte(strings.TrimSpace(text[i+len(drawnMarker):])), &out); err != nil {
 		t.Fatal(err)
 	}
-	var n struct {
-		Cells []struct {
-			ID      string `json:"id"`
-			Outputs []struct {
-				Text any `json:"text"`
-			} `json:"outputs"`
-		} `json:"cells"`
-	}
-	if err := json.Unmarshal(b, &n); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range n.Cells {
-		if c.ID != "test-drawn" {
-			continue
-		}
-		for _, o := range c.Outputs {
-			var text string
-			switch x := o.Text.(type) {
-			case string:
-				text = x
-			case []any:
-				for _, s := range x {
-					text += fmt.Sprint(s)
-				}
-			}
-			if i := strings.Index(text, drawnMarker); i >= 0 {
-				var out map[string][]plot.PanelData
-				if err := json.Unmarshal([]byte(strings.TrimSpace(text[i+len(drawnMarker):])), &out); err != nil {
-					t.Fatal(err)
-				}
-				return out
-			}
-		}
-	}
-	t.Fatalf("%s: no DRAWN output", filepath.Base(path))
-	return nil
+	return out
 }
 
 // comparePanels lists the differences between what the Go chart shows and
@@ -436,21 +407,6 @@ func replicationLike() *result.Document {
 				"tps_series": []float64{8400 * f, 8550 * f, 8560 * f}},
 		}})
 	}
-	return d
-}
-
-// categorySweep is a sweep of a parameter of named values.
-func categorySweep() *result.Document {
-	d := plottest.Sweep()
-	d.Scenario = "engines"
-	d.Sweep = []result.Axis{{Key: "commit.binlog_storage_engine", Values: []any{"innodb", "file"}}}
-	var cases []result.Case
-	for i, c := range d.Cases[:4] {
-		c.Name = []string{"Case2", "Case3"}[i/2]
-		c.Point = map[string]any{"commit.binlog_storage_engine": []string{"innodb", "file"}[i%2]}
-		cases = append(cases, c)
-	}
-	d.Cases = cases
 	return d
 }
 

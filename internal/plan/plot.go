@@ -162,25 +162,15 @@ func evidenceChart(in PlotInput) (*chart, error) {
 			eb.Color = lineColor
 			p.Add(eb)
 		}
-		for _, set := range []struct {
-			xys   plotter.XYs
-			col   color.Color
-			shape draw.GlyphDrawer
-			name  string
-			every bool // named on every panel, not just the first
-		}{{ok, okColor, draw.CircleGlyph{}, "meets every constraint", false}, {bad, failColor, draw.RingGlyph{}, "misses one", false},
-			{grows, failColor, draw.TriangleGlyph{}, "grows with the run (unbounded)", true}} {
-			if len(set.xys) == 0 {
-				continue
+		err := addEvidence(p, func(name string, s *plotter.Scatter, every bool) {
+			if k == 0 || every { // the unbounded glyph is named on every panel
+				p.Legend.Add(name, s)
 			}
-			s, err := evidenceScatter(set.xys, set.col, set.shape)
-			if err != nil {
-				return nil, err
-			}
-			p.Add(s)
-			if k == 0 || set.every {
-				p.Legend.Add(set.name, s)
-			}
+		}, evidenceSet{ok, okColor, draw.CircleGlyph{}, "meets every constraint", false},
+			evidenceSet{bad, failColor, draw.RingGlyph{}, "misses one", false},
+			evidenceSet{grows, failColor, draw.TriangleGlyph{}, "grows with the run (unbounded)", true})
+		if err != nil {
+			return nil, err
 		}
 		th := plotter.NewFunction(func(float64) float64 { return c.Value })
 		th.Color, th.Dashes, th.Width = failColor, []vg.Length{vg.Points(5), vg.Points(3)}, vg.Points(1.2)
@@ -368,21 +358,11 @@ func frontierChart(in PlotInput) (*chart, error) {
 		}
 		p.Add(l)
 	}
-	for _, set := range []struct {
-		xys   plotter.XYs
-		col   color.Color
-		shape draw.GlyphDrawer
-		name  string
-	}{{ok, okColor, draw.CircleGlyph{}, "meets every constraint"}, {bad, failColor, draw.RingGlyph{}, "misses one"}} {
-		if len(set.xys) == 0 {
-			continue
-		}
-		s, err := evidenceScatter(set.xys, set.col, set.shape)
-		if err != nil {
-			return nil, err
-		}
-		p.Add(s)
-		evidence.Add(set.name, s)
+	err := addEvidence(p, func(name string, s *plotter.Scatter, _ bool) { evidence.Add(name, s) },
+		evidenceSet{ok, okColor, draw.CircleGlyph{}, "meets every constraint", false},
+		evidenceSet{bad, failColor, draw.RingGlyph{}, "misses one", false})
+	if err != nil {
+		return nil, err
 	}
 	best := "minimal "
 	if in.Maximize {
@@ -702,13 +682,30 @@ func sansFonts(p *gplot.Plot) {
 	}
 }
 
-// evidenceScatter draws evaluated points in one colour and glyph, the same
-// size on every chart.
-func evidenceScatter(xys plotter.XYs, col color.Color, shape draw.GlyphDrawer) (*plotter.Scatter, error) {
-	s, err := plotter.NewScatter(xys)
-	if err != nil {
-		return nil, fmt.Errorf("plan: plot: %w", err)
+// evidenceSet is evaluated points drawn in one colour and glyph, and their
+// legend entry; every names them on every panel, not just the first.
+type evidenceSet struct {
+	xys   plotter.XYs
+	col   color.Color
+	shape draw.GlyphDrawer
+	name  string
+	every bool
+}
+
+// addEvidence draws each non-empty set on p, the same size on every chart,
+// and hands its scatter to legend.
+func addEvidence(p *gplot.Plot, legend func(name string, s *plotter.Scatter, every bool), sets ...evidenceSet) error {
+	for _, set := range sets {
+		if len(set.xys) == 0 {
+			continue
+		}
+		s, err := plotter.NewScatter(set.xys)
+		if err != nil {
+			return fmt.Errorf("plan: plot: %w", err)
+		}
+		s.Color, s.Shape, s.Radius = set.col, set.shape, vg.Points(4)
+		p.Add(s)
+		legend(set.name, s, set.every)
 	}
-	s.Color, s.Shape, s.Radius = col, shape, vg.Points(4)
-	return s, nil
+	return nil
 }

@@ -98,20 +98,6 @@ func fioSweep() *result.Document {
 	return d
 }
 
-// categorySweep sweeps a parameter of named values.
-func categorySweep() *result.Document {
-	d := plottest.Sweep()
-	d.Sweep = []result.Axis{{Key: "commit.binlog_storage_engine", Values: []any{"innodb", "file"}}}
-	var cases []result.Case
-	for i, c := range d.Cases[:4] {
-		c.Name = []string{"Case2", "Case3"}[i/2]
-		c.Point = map[string]any{"commit.binlog_storage_engine": []string{"innodb", "file"}[i%2]}
-		cases = append(cases, c)
-	}
-	d.Cases = cases
-	return d
-}
-
 // TestSweepChart: without --metric the sweep chart draws what the result
 // has; its marker is the knee along a load and "enough" along a capacity,
 // in the metric's direction, and the legend names the metric; a
@@ -144,7 +130,7 @@ func TestSweepChart(t *testing.T) {
 		{"a latency metric along a load: the knee weighs the result's IOPS", fioSweep(), "write.clat_ms.p50", shown{
 			Title: "fio: write clat p50 and write clat p99 vs iodepth", YLabel: "write clat p50 (ms)", LatLabel: "write clat p99 (ms)",
 			Marks: []string{"knee 4"}, Legend: []string{"knee: max write IOPS / write clat p99"}}},
-		{"a categorical sweep: no knee", categorySweep(), "", shown{
+		{"a categorical sweep: no knee", plottest.CategorySweep(), "", shown{
 			Title: "threads-sweep: TPS and p99 latency vs binlog_storage_engine", YLabel: "TPS (transactions/s)", LatLabel: "p99 latency (ms)",
 			Ticks: []string{"innodb", "file"}}},
 	} {

@@ -243,3 +243,18 @@ func applier() *result.Document {
 	}
 	return d
 }
+
+// CategorySweep is Sweep over a parameter of named values: two cases at
+// binlog_storage_engine innodb and file.
+func CategorySweep() *result.Document {
+	d := Sweep()
+	d.Sweep = []result.Axis{{Key: "commit.binlog_storage_engine", Values: []any{"innodb", "file"}}}
+	var cases []result.Case
+	for i, c := range d.Cases[:4] {
+		c.Name = []string{"Case2", "Case3"}[i/2]
+		c.Point = map[string]any{"commit.binlog_storage_engine": []string{"innodb", "file"}[i%2]}
+		cases = append(cases, c)
+	}
+	d.Cases = cases
+	return d
+}
