@@ -212,7 +212,11 @@ func runFio(rc RunContext) (result.Metrics, error) {
 // stream (online) or a relay-log backlog.
 func runReplication(rc RunContext) (result.Metrics, error) {
 	env := sim.New(rc.Seed)
-	m, err := replica.Run(env, rc.Config.Machine.Cores, rc.Config.Volume, rc.Config.Applier, rc.Warmup, rc.Duration)
+	ctx := rc.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m, err := replica.RunContext(ctx, env, rc.Config.Machine.Cores, rc.Config.Volume, rc.Config.Applier, rc.Warmup, rc.Duration)
 	if err != nil {
 		return nil, err
 	}

@@ -60,8 +60,11 @@ const driftTol = 0.01
 // throughput series (series.tps, or a replica's applier.tps_series).
 func Steady(c *Case, m result.Metrics) *result.Steady {
 	dur := c.Settings.Duration.Seconds()
-	if c.Config.Workload.Kind == "bulkload" {
+	switch c.Config.Workload.Kind {
+	case "bulkload":
 		return loadCutOff(c, m)
+	case "fio":
+		return fioEmpty(c, m)
 	}
 	path := "series.tps"
 	xs := floats(m, path)
@@ -375,10 +378,29 @@ func loadCutOff(c *Case, m result.Metrics) *result.Steady {
 	st := &result.Steady{Series: "done", TooShort: true, NeededS: 2 * dur}
 	rows, _ := metric(m, "rows")
 	total := float64(c.Config.Workload.Bulkload.Rows)
-	if rows > 0 && total > rows {
+	if !(rows > 0) {
+		// No rate to project from: say only that it must be longer.
+		st.Warnings = append(st.Warnings, fmt.Sprintf("the load did not finish: no row was loaded in the %gs measured (the load's set-up takes longer); run at least %gs, likely much longer",
+			dur, st.NeededS))
+		return st
+	}
+	if total > rows {
 		st.NeededS = math.Ceil(dur * total / rows)
 	}
 	st.Warnings = append(st.Warnings, fmt.Sprintf("the load did not finish: %.0f of %.0f rows in the %gs measured; run at least %gs (a lower bound: the load slows as it grows)",
 		rows, total, dur, st.NeededS))
 	return st
+}
+
+// fioEmpty warns about a fio job that completed no I/O in its runtime:
+// every figure of it is empty.
+func fioEmpty(c *Case, m result.Metrics) *result.Steady {
+	reads, _ := metric(m, "read.total_ios")
+	writes, _ := metric(m, "write.total_ios")
+	if reads+writes > 0 {
+		return nil
+	}
+	dur := c.Settings.Duration.Seconds()
+	return &result.Steady{Series: "read.total_ios", TooShort: true, NeededS: math.Max(2*dur, 1),
+		Warnings: []string{fmt.Sprintf("no I/O completed in the %gs measured: every figure is empty", dur)}}
 }

@@ -558,6 +558,22 @@ func TestSteadyNothingDone(t *testing.T) {
 	if st := Steady(load, result.Metrics{"done": true, "rows": total}); st != nil {
 		t.Errorf("finished load: %+v, want no judgement", st)
 	}
+	if st := Steady(load, result.Metrics{"done": false, "rows": int64(0)}); st == nil || !st.TooShort || !strings.Contains(st.Warnings[0], "no row was loaded") {
+		t.Errorf("load with no row: %+v, want too short without a projected rate", st)
+	}
+	fio, err := mustLoad(t, "disk/fio-hdd").Case("randread-qd1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io := func(n int64) result.Metrics {
+		return result.Metrics{"read": result.Metrics{"total_ios": n}, "write": result.Metrics{"total_ios": int64(0)}}
+	}
+	if st := Steady(fio, io(0)); st == nil || !st.TooShort || !strings.Contains(st.Warnings[0], "no I/O completed") {
+		t.Errorf("fio with no I/O: %+v, want a warning", st)
+	}
+	if st := Steady(fio, io(10)); st != nil {
+		t.Errorf("fio with I/O: %+v, want no judgement", st)
+	}
 	sb, err := mustLoad(t, "binlog/quick").Case("Case2")
 	if err != nil {
 		t.Fatal(err)

@@ -223,17 +223,22 @@ func formatSize(n int64, suffix string) string {
 		name string
 		mult int64
 	}
-	for _, x := range []u{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
-		if n%x.mult == 0 {
-			return strconv.FormatInt(n/x.mult, 10) + x.name + suffix
+	// The exact form with the fewest digits, binary on a tie: 1GiB,
+	// 900GB (not 878906250KiB), 1500B.
+	best := strconv.FormatInt(n, 10) + "B"
+	digits := len(best) - 1
+	for _, units := range [][]u{{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}},
+		{{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}}} {
+		for _, x := range units {
+			if n%x.mult == 0 {
+				if d := strconv.FormatInt(n/x.mult, 10); len(d) < digits {
+					best, digits = d+x.name, len(d)
+				}
+				break
+			}
 		}
 	}
-	for _, x := range []u{{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}} {
-		if n%x.mult == 0 {
-			return strconv.FormatInt(n/x.mult, 10) + x.name + suffix
-		}
-	}
-	return strconv.FormatInt(n, 10) + "B" + suffix
+	return best + suffix
 }
 
 // MarshalText implements encoding.TextMarshaler.

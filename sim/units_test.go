@@ -185,8 +185,11 @@ func TestUnitsRoundTrip(t *testing.T) {
 	if s := Duration(250 * time.Microsecond).String(); s != "250us" {
 		t.Errorf("Duration string = %q, want ASCII 250us", s)
 	}
-	if s := (120 * MB).String(); s != "120MB" {
-		t.Errorf("Bytes string = %q, want 120MB", s)
+	// The exact form with the fewest digits, binary on a tie.
+	for b, want := range map[Bytes]string{120 * MB: "120MB", 900 * GB: "900GB", 1 << 30: "1GiB", 1500: "1500B", 2048: "2KiB", 3 << 20: "3MiB", 0: "0B"} {
+		if s := b.String(); s != want {
+			t.Errorf("Bytes(%d).String() = %q, want %q", int64(b), s, want)
+		}
 	}
 }
 

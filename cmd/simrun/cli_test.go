@@ -140,3 +140,24 @@ func TestOutputToDeviceWritesInPlace(t *testing.T) {
 		t.Errorf("the pipe was replaced: %v %v", fi.Mode(), err)
 	}
 }
+
+// TestPlausibleMetric: the pre-run probe refuses a path only when its
+// block is absent; a key its block gains later in the run passes, and the
+// run's own check decides it.
+func TestPlausibleMetric(t *testing.T) {
+	paths := []string{"tps", "latency_ms.p99", "disk.write_bytes_by_source.redo", "disk.util_pct"}
+	for want, ok := range map[string]bool{
+		"tps": true, "latency_ms": true, "latency_ms.p999": false, "disk.write_bytes_by_source.fs_journal": true,
+		"disk.nosuch": false, "tpx": false, "applier.tps": false,
+	} {
+		if got := plausible(want, paths); got != ok {
+			t.Errorf("plausible(%q) = %v, want %v", want, got, ok)
+		}
+	}
+	// The journal's bytes appear only once the journal commits: the probe
+	// lacks them, the run has them.
+	out, errOut, code := simrun(t, "run", "binlog/quick", "--case", "Case1", "--duration", "2s", "--metrics", "tps,disk.write_bytes_by_source.fs_journal")
+	if code != 0 || !strings.Contains(out, "fs journal") {
+		t.Errorf("exit %d, %s\n%s", code, errOut, out)
+	}
+}

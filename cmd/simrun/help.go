@@ -51,6 +51,7 @@ Flags:
   -o FILE              write the result to FILE atomically (checked before the run)
   --workers N          parallel runs (default 0: all cores)
   --metrics P,...      table columns: metric paths or blocks, e.g. tps,latency_ms
+                       (checked before the run; table format only)
   --report-interval D  after the table, per-interval lines like sysbench's, every D
   --iostat             after the table, per-interval device rows like iostat -x
   --cpuprofile FILE    write a CPU profile of the run for go tool pprof

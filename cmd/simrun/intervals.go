@@ -131,7 +131,7 @@ func writeIntervals(w io.Writer, doc *result.Document, every time.Duration, iost
 					for _, name := range b.names {
 						parts = append(parts, fmt.Sprintf("%s: %s", strings.ReplaceAll(name, "_", " "), fnum(at(b.values[name], i), 2)))
 					}
-					fmt.Fprintf(bw, "[ %ss ] %s\n", trimFloat(float64(i+1)*b.interval), strings.Join(parts, " "))
+					fmt.Fprintf(bw, "[ %ss ] %s\n", trimFloat(b.end(i, runEnd(doc, c))), strings.Join(parts, " "))
 				}
 				if !contains(b.names, "qps") || !hasLatency(b.names) {
 					fmt.Fprintln(bw, "(qps and latency per interval are not recorded as series by this model; the table has their means over the run)")
@@ -139,12 +139,30 @@ func writeIntervals(w io.Writer, doc *result.Document, every time.Duration, iost
 			}
 		}
 		if iostat {
-			if err := writeIostat(bw, result.RowLabel(doc, c), c, secs); err != nil {
+			if err := writeIostat(bw, result.RowLabel(doc, c), c, secs, runEnd(doc, c)); err != nil {
 				return err
 			}
 		}
 	}
 	return bw.Flush()
+}
+
+// end is when interval i ends: a whole interval on, but no later than the
+// run's end, where the last one may stop short.
+func (b seriesBlock) end(i int, runEnd float64) float64 {
+	t := float64(i+1) * b.interval
+	if runEnd > 0 && t > runEnd {
+		return runEnd
+	}
+	return t
+}
+
+// runEnd is the measured duration of c's run, s.
+func runEnd(doc *result.Document, c result.Case) float64 {
+	if c.Duration != nil {
+		return *c.Duration
+	}
+	return doc.Duration
 }
 
 func hasLatency(names []string) bool {
@@ -168,7 +186,7 @@ var iostatColumns = []struct{ head, series string }{
 	{"aqu-sz", "aqu_sz"}, {"%util", "util_pct"},
 }
 
-func writeIostat(bw *bufio.Writer, label string, c result.Case, every float64) error {
+func writeIostat(bw *bufio.Writer, label string, c result.Case, every, runEnd float64) error {
 	b, ok := blockAt(c.Metrics, "disk.series")
 	if !ok {
 		fmt.Fprintf(bw, "\n%s: no per-interval device series in this result (disk.series)\n", label)
@@ -195,7 +213,7 @@ func writeIostat(bw *bufio.Writer, label string, c result.Case, every float64) e
 	}
 	fmt.Fprintln(bw)
 	for i := 0; i < b.len(); i++ {
-		fmt.Fprintf(bw, "%-8s %-8s", trimFloat(float64(i+1)*b.interval)+"s", "vol")
+		fmt.Fprintf(bw, "%-8s %-8s", trimFloat(b.end(i, runEnd))+"s", "vol")
 		for _, s := range cols {
 			fmt.Fprintf(bw, " %9s", fnum(at(b.values[s], i), 2))
 		}

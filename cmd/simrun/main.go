@@ -356,10 +356,21 @@ func (e env) runCmd(args []string, sweep bool) error {
 		return fmt.Errorf("interrupted before any row finished; %s is left as it was", f.out)
 	}
 	topt := tableOptions{metrics: splitList(f.metrics), cases: caseSettings(sc, f.cases), every: every, iostat: f.iostat}
+	var colErr error
+	if len(topt.metrics) > 0 && format == "table" {
+		// A column the probe let through but the run lacks: the table
+		// shows the headline columns and the result is kept.
+		if _, colErr = chooseColumns(doc, topt.metrics); colErr != nil {
+			topt.metrics = nil
+		}
+	}
 	if err := e.write(doc, format, f.out, topt); err != nil {
 		return err
 	}
 	writeNotes(e.stderr, doc)
+	if colErr != nil {
+		return colErr
+	}
 	if interrupted {
 		if format == "csv" { // a CSV has no place for the mark
 			return fmt.Errorf("interrupted: wrote the %d completed rows only", len(doc.Cases))

@@ -207,7 +207,7 @@ func (e env) planCmd(args []string) error {
 		return err
 	}
 	cfg := plan.Config{Constraints: cons, Maximize: f.maximize, MinReps: f.minReps, MaxReps: f.maxReps, Budget: f.budget,
-		Resolution: result.Resolution}
+		Resolution: result.Resolution, Format: axes[0].knob.Format}
 	for _, a := range axes {
 		cfg.Axes = append(cfg.Axes, a.values)
 	}
@@ -235,6 +235,11 @@ func (e env) planCmd(args []string) error {
 		searchErr = errors.New("plan: interrupted")
 	}
 	rep.markStopped()
+	if rep.Stopped != "" && len(axes) == 2 {
+		for _, y := range axes[1].values[len(rep.Frontier):] {
+			rep.Frontier = append(rep.Frontier, PlanFront{Y: axes[1].knob.Format(y), X: "not run: the search stopped (" + rep.stoppedWhy() + ")"})
+		}
+	}
 	if err := e.output(f.out, func(w io.Writer, _ bool) error {
 		if f.format == "json" {
 			return writeJSON(w, rep)
@@ -390,6 +395,9 @@ func (ev *planEval) probe(ctx context.Context, cons []plan.Constraint) error {
 	}
 	for _, c := range cons {
 		v, ok := m.Lookup(c.Metric)
+		if !ok && plausible(c.Metric, paths) {
+			continue // a key its block gains later in the run; the search checks it
+		}
 		if _, num := result.Float(v); !ok || !num {
 			return usagef("%s %s: case %s reports no numeric metric %q (allowed: %s)", c.Flag, c, ev.c.Name, c.Metric, suggestMetrics(c.Metric, paths))
 		}

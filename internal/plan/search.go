@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 
 	"simrun/internal/result"
 )
@@ -36,6 +37,9 @@ type Config struct {
 	// MinReps and MaxReps bound the replications per point (defaults 2
 	// and 10); Budget bounds the runs of the whole search (0: no bound).
 	MinReps, MaxReps, Budget int
+	// Format, if set, prints a value of the first axis in its unit for the
+	// search's messages (40MB/s, not 4e+07).
+	Format func(x float64) string
 	// Resolution, if set, returns how far a metric's value v can be from
 	// what it estimates however many replications run (a quantile read
 	// from a histogram bucket); it widens that metric's intervals.
@@ -363,7 +367,7 @@ func (s *searcher) monotone(xs []float64, at map[int]*Point) string {
 			seenFeasible = i
 		}
 		if !p.Feasible && seenFeasible >= 0 {
-			return fmt.Sprintf("feasibility is not monotone: %g works but %g, further on, does not", xs[seenFeasible], xs[i])
+			return fmt.Sprintf("feasibility is not monotone: %s works but %s, further on, does not", s.format(xs[seenFeasible]), s.format(xs[i]))
 		}
 	}
 	for k, c := range s.cfg.Constraints {
@@ -382,13 +386,21 @@ func (s *searcher) monotone(xs []float64, at map[int]*Point) string {
 				sd = -1
 			}
 			if dir != 0 && sd != dir {
-				return fmt.Sprintf("%s is not monotone in the parameter: it %s then %s between %g and %g", c.Metric,
-					word(dir), word(sd), xs[idx[0]], xs[idx[j]])
+				return fmt.Sprintf("%s is not monotone in the parameter: it %s then %s between %s and %s", c.Metric,
+					word(dir), word(sd), s.format(xs[idx[0]]), s.format(xs[idx[j]]))
 			}
 			dir = sd
 		}
 	}
 	return ""
+}
+
+// format prints a value of the first axis with Config.Format, or as %g.
+func (s *searcher) format(x float64) string {
+	if s.cfg.Format != nil {
+		return s.cfg.Format(x)
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
 func word(d int) string {

@@ -1,7 +1,9 @@
 package applier
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -140,7 +142,7 @@ func TestInvariants(t *testing.T) {
 					}
 					ck := newChecker(t, trx, version == "mta", profiles[prof].rpco)
 					env := sim.New(7)
-					m, r, err := run(env, 32, testVolume(), cfg, 0, 0, ck.event)
+					m, r, err := run(context.Background(), env, 32, testVolume(), cfg, 0, 0, ck.event)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -180,7 +182,7 @@ func TestOnlineInvariants(t *testing.T) {
 				commits := map[int64]int{}
 				var order []int64
 				env := sim.New(3)
-				m, r, err := run(env, 32, testVolume(), cfg, 500*time.Millisecond, time.Second, func(ev traceEvent, seq int64) {
+				m, r, err := run(context.Background(), env, 32, testVolume(), cfg, 500*time.Millisecond, time.Second, func(ev traceEvent, seq int64) {
 					if ev == evCommitted {
 						commits[seq]++
 						order = append(order, seq)
@@ -283,5 +285,19 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := Run(sim.New(1), 0, testVolume(), DefaultConfig(), 0, time.Second); err == nil || !strings.HasPrefix(err.Error(), "cores:") {
 		t.Errorf("cores 0: got %v", err)
+	}
+}
+
+// TestRunContextCancelled: a cancelled context stops a replica run, online
+// or catching up on a backlog, with the context's error (Ctrl-C).
+func TestRunContextCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, mode := range []string{"online", "backlog"} {
+		cfg := DefaultConfig()
+		cfg.Mode = mode
+		if _, err := RunContext(ctx, sim.New(1), 32, testVolume(), cfg, time.Second, 10*time.Second); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: err %v, want context.Canceled", mode, err)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package applier
 
 import (
+	"context"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -51,7 +52,7 @@ func TestCompressionEffects(t *testing.T) {
 		cfg.Source.UpdatesPerTrx = 10
 		cfg.BacklogTrx = 20_000
 		cfg.Compression.Enabled = comp
-		m, _, err := run(sim.New(7), 32, testVolume(), cfg, 0, 0, nil)
+		m, _, err := run(context.Background(), sim.New(7), 32, testVolume(), cfg, 0, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package applier
 
 import (
+	"context"
 	"testing"
 
 	"simrun/sim"
@@ -19,7 +20,7 @@ func TestMTAGTIDOnly(t *testing.T) {
 		cfg.Source.UpdatesPerTrx = 1
 		cfg.BacklogTrx = 20_000
 		cfg.MTA.GTIDOnly = gtidOnly
-		m, _, err := run(sim.New(7), 32, testVolume(), cfg, 0, 0, nil)
+		m, _, err := run(context.Background(), sim.New(7), 32, testVolume(), cfg, 0, 0, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package applier
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -26,13 +27,26 @@ import (
 // It returns the `applier` metrics block (docs/model-applier.md lists every
 // field).
 func Run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration time.Duration) (map[string]any, error) {
-	m, _, err := run(env, cores, vol, cfg, warmup, duration, nil)
+	return RunContext(context.Background(), env, cores, vol, cfg, warmup, duration)
+}
+
+// RunContext is Run that returns ctx's error soon after ctx is cancelled
+// (checked every 4096 events), so that Ctrl-C stops a long replica run.
+func RunContext(ctx context.Context, env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration time.Duration) (map[string]any, error) {
+	m, _, err := run(ctx, env, cores, vol, cfg, warmup, duration, nil)
 	return m, err
 }
 
-// run is Run with an optional trace of every transaction step (tests); it
-// also returns the replica.
-func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration time.Duration, trace func(traceEvent, int64)) (map[string]any, *replica, error) {
+// checkEvery is how many events run between two looks at the context.
+const checkEvery = 4096
+
+// run is RunContext with an optional trace of every transaction step
+// (tests); it also returns the replica.
+func run(ctx context.Context, env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration time.Duration, trace func(traceEvent, int64)) (map[string]any, *replica, error) {
+	until := func(t sim.Time) error {
+		env.RunUntilEvery(t, checkEvery, func() bool { return ctx.Err() == nil })
+		return ctx.Err()
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -85,10 +99,21 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 		r.resetStats()
 		r.sch.arrived()
 		limit := env.Now() + sim.Time(cfg.BacklogTimeMax)
-		env.RunWhile(func() bool { return r.lwmCommitted < int64(n) && env.NextAt() <= limit })
+		events := 0
+		env.RunWhile(func() bool {
+			if events++; events%checkEvery == 0 && ctx.Err() != nil {
+				return false
+			}
+			return r.lwmCommitted < int64(n) && env.NextAt() <= limit
+		})
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
 		bm.Drained = r.lwmCommitted >= int64(n)
 		if !bm.Drained {
-			env.RunUntil(limit)
+			if err := until(limit); err != nil {
+				return nil, nil, err
+			}
 		}
 		elapsed = time.Duration(env.Now() - r.since)
 		tps := float64(r.commits) / elapsed.Seconds()
@@ -103,11 +128,15 @@ func run(env *sim.Env, cores int, vol disk.Config, cfg Config, warmup, duration 
 			return nil, nil, err
 		}
 		src.Start()
-		env.RunUntil(sim.At(warmup))
+		if err := until(sim.At(warmup)); err != nil {
+			return nil, nil, err
+		}
 		srcStart := src.Committed()
 		r.resetStats()
 		env.AfterArg(time.Duration(cfg.LagInterval), r.sampleLagFn, nil)
-		env.RunUntil(sim.At(warmup + duration))
+		if err := until(sim.At(warmup + duration)); err != nil {
+			return nil, nil, err
+		}
 		elapsed = duration
 		out.SourceGroupSizeMean = src.MeanGroupSize()
 		out.OnlineMetrics = &OnlineMetrics{
