@@ -11,25 +11,42 @@ import (
 	"simrun/internal/result"
 )
 
+// prefix is a unit prefix and how many base units it stands for.
+type prefix struct {
+	s string
+	m float64
+}
+
+var (
+	decimalPrefixes = []prefix{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}}
+	binaryPrefixes  = []prefix{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}}
+)
+
+// prefixed returns the largest prefix of ps not above maxAbs, on suffix.
+func prefixed(maxAbs float64, ps []prefix, suffix string) (string, float64) {
+	for _, p := range ps {
+		if maxAbs >= p.m {
+			return p.s + suffix, p.m
+		}
+	}
+	return suffix, 1
+}
+
+// sizeSuffix is a bytes or bytes/s unit's symbol.
+func sizeSuffix(unit string) string {
+	if unit == "bytes" {
+		return "B"
+	}
+	return "B/s"
+}
+
 // displayUnit returns the unit an axis's ticks count in, for values up to
 // maxAbs in the base unit, and how many base units make one: MB/s and
 // 1e6 for 20..400 MB/s, ms and 1e-3 for 2..50 ms.
 func displayUnit(unit string, maxAbs float64) (string, float64) {
 	switch unit {
 	case "bytes/s", "bytes":
-		suffix := "B/s"
-		if unit == "bytes" {
-			suffix = "B"
-		}
-		for _, p := range []struct {
-			s string
-			m float64
-		}{{"T", 1e12}, {"G", 1e9}, {"M", 1e6}, {"k", 1e3}} {
-			if maxAbs >= p.m {
-				return p.s + suffix, p.m
-			}
-		}
-		return suffix, 1
+		return prefixed(maxAbs, decimalPrefixes, sizeSuffix(unit))
 	case "s":
 		switch {
 		case maxAbs == 0 || maxAbs >= 1:
@@ -53,19 +70,7 @@ func axisUnit(unit string, lo, hi float64) (string, float64) {
 	if !binaryValues(unit, lo, hi) {
 		return displayUnit(unit, maxAbs)
 	}
-	suffix := "B"
-	if unit == "bytes/s" {
-		suffix = "B/s"
-	}
-	for _, p := range []struct {
-		s string
-		m float64
-	}{{"Ti", 1 << 40}, {"Gi", 1 << 30}, {"Mi", 1 << 20}, {"Ki", 1 << 10}} {
-		if maxAbs >= p.m {
-			return p.s + suffix, p.m
-		}
-	}
-	return suffix, 1
+	return prefixed(maxAbs, binaryPrefixes, sizeSuffix(unit))
 }
 
 // binaryValues reports whether a bytes or bytes/s axis from lo to hi was
