@@ -346,12 +346,7 @@ func (ld *loader) load(ref fileRef, src []byte) (*Scenario, error) {
 		sc.Cases = append(sc.Cases, c)
 	}
 	if !missing { // else every case would repeat what is missing
-		// A key that failed to decode keeps its default; checking that
-		// default would only add noise.
-		bad := map[string]bool{}
-		for _, e := range ld.e.list {
-			bad[e.Path] = true
-		}
+		bad := ld.decodeFailures()
 		for _, e := range sc.validate() {
 			if !underAny(e.Path, bad) {
 				ld.e.add(e)
@@ -504,23 +499,38 @@ func (sc *Scenario) validate() ErrorList {
 
 type validator interface{ Validate() error }
 
+// reporter returns the report function validateStruct calls: each line of
+// a Validate error, located by the key path it starts with, goes to add.
+func (c *Case) reporter(topFile string, add func(*Error)) func(t reflect.Type, path string, err error) {
+	return func(t reflect.Type, path string, err error) {
+		if err == nil {
+			return
+		}
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if strings.TrimSpace(line) != "" {
+				add(c.locate(t, path, line, topFile))
+			}
+		}
+	}
+}
+
+// decodeFailures returns the key paths that failed to decode. Such a key
+// keeps its default, and checking that default would only add noise.
+func (ld *loader) decodeFailures() map[string]bool {
+	bad := map[string]bool{}
+	for _, e := range ld.e.list {
+		bad[e.Path] = true
+	}
+	return bad
+}
+
 // validate calls Settings.Validate, every section's Validate, and the
 // Validate of every selected variant sub-section (such as workload.demo
 // when workload.kind = "demo"), and locates each message by the key path
 // it starts with.
 func (c *Case) validate(topFile string) ErrorList {
 	var out ErrorList
-	report := func(t reflect.Type, path string, err error) {
-		if err == nil {
-			return
-		}
-		for _, line := range strings.Split(err.Error(), "\n") {
-			if strings.TrimSpace(line) == "" {
-				continue
-			}
-			out = append(out, c.locate(t, path, line, topFile))
-		}
-	}
+	report := c.reporter(topFile, func(e *Error) { out = append(out, e) })
 	report(reflect.TypeOf(resolved{}), "", c.Settings.Validate())
 	cv := reflect.ValueOf(c.Config)
 	for _, f := range fieldsOf(cv.Type()) {

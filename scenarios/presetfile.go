@@ -73,22 +73,12 @@ func (ld *loader) loadPresetFile(ref fileRef, p *parsed, section string) error {
 		presets:  map[string]Source{},
 	}
 	ld.applier(c, nil).apply(c.root(), pl.tree, "", pl)
-	// A key that failed to decode keeps its default; checking that
-	// default would only add noise (as in load).
-	bad := map[string]bool{}
-	for _, e := range ld.e.list {
-		bad[e.Path] = true
-	}
-	report := func(t reflect.Type, path string, err error) {
-		if err == nil {
-			return
+	bad := ld.decodeFailures()
+	report := c.reporter(ref.String(), func(e *Error) {
+		if !underAny(e.Path, bad) {
+			ld.e.add(e)
 		}
-		for _, line := range strings.Split(err.Error(), "\n") {
-			if e := c.locate(t, path, line, ref.String()); strings.TrimSpace(line) != "" && !underAny(e.Path, bad) {
-				ld.e.add(e)
-			}
-		}
-	}
+	})
 	cv := reflect.ValueOf(c.Config)
 	f, _ := findField(cv.Type(), section)
 	sv := cv.FieldByIndex(f.index)
