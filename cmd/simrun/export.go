@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -67,25 +66,16 @@ func (e env) loadResult(input string, cases []string, seed, duration string) (*r
 // keepCases keeps the rows of d whose case is named (all when none is),
 // refusing a name d has no row of.
 func keepCases(d *result.Document, input string, cases []string) error {
-	if len(cases) == 0 {
-		return nil
-	}
-	var names []string
-	for _, c := range d.Cases {
-		if !slices.Contains(names, c.Name) {
-			names = append(names, c.Name)
+	rows, missing := d.Rows(cases)
+	if missing != "" {
+		names := d.CaseNames()
+		msg := fmt.Sprintf("%s: no case %q", input, missing)
+		if s := scenarios.Suggest(missing, names); s != "" {
+			msg += fmt.Sprintf("; did you mean %s?", s)
 		}
+		return usagef("%s (allowed: %s)", msg, strings.Join(names, ", "))
 	}
-	for _, n := range cases {
-		if !slices.Contains(names, n) {
-			msg := fmt.Sprintf("%s: no case %q", input, n)
-			if s := scenarios.Suggest(n, names); s != "" {
-				msg += fmt.Sprintf("; did you mean %s?", s)
-			}
-			return usagef("%s (allowed: %s)", msg, strings.Join(names, ", "))
-		}
-	}
-	d.Cases = slices.DeleteFunc(d.Cases, func(c result.Case) bool { return !slices.Contains(cases, c.Name) })
+	d.Cases = rows
 	return nil
 }
 

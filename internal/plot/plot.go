@@ -305,36 +305,11 @@ func selectCases(d *result.Document, names []string) ([]result.Case, error) {
 	if len(d.Cases) == 0 {
 		return nil, fmt.Errorf("plot: the result has no cases")
 	}
-	if len(names) == 0 {
-		return d.Cases, nil
+	rows, missing := d.Rows(names)
+	if missing != "" {
+		return nil, fmt.Errorf("plot: --case: no case %q (cases: %s)", missing, strings.Join(d.CaseNames(), ", "))
 	}
-	var all []string
-	for _, c := range d.Cases {
-		if !contains(all, c.Name) {
-			all = append(all, c.Name)
-		}
-	}
-	for _, n := range names {
-		if !contains(all, n) {
-			return nil, fmt.Errorf("plot: --case: no case %q (cases: %s)", n, strings.Join(all, ", "))
-		}
-	}
-	var out []result.Case
-	for _, c := range d.Cases {
-		if contains(names, c.Name) {
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return rows, nil
 }
 
 // newPlot returns a plot with simrun's look: larger title, grid-free,

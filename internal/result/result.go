@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -356,6 +357,37 @@ func Float(v any) (float64, bool) {
 		return f, err == nil
 	}
 	return 0, false
+}
+
+// CaseNames returns the distinct case names of d's rows, in row order.
+func (d *Document) CaseNames() []string {
+	var names []string
+	for _, c := range d.Cases {
+		if !slices.Contains(names, c.Name) {
+			names = append(names, c.Name)
+		}
+	}
+	return names
+}
+
+// Rows returns d's rows of the named cases (every row when names is
+// empty), or the first name d has no row of.
+func (d *Document) Rows(names []string) (rows []Case, missing string) {
+	if len(names) == 0 {
+		return d.Cases, ""
+	}
+	have := d.CaseNames()
+	for _, n := range names {
+		if !slices.Contains(have, n) {
+			return nil, n
+		}
+	}
+	for _, c := range d.Cases {
+		if slices.Contains(names, c.Name) {
+			rows = append(rows, c)
+		}
+	}
+	return rows, ""
 }
 
 // Floats returns a series metric as float64s, whichever form it has: the
