@@ -115,12 +115,24 @@ func sweepLatency(cases []result.Case) string {
 	}
 	for _, b := range percentileBlocks(cases) {
 		for _, k := range []string{"p99", "p99_9", "p999", "p95", "p90", "p75", "p50"} {
-			if anyHas(cases, b+"."+k) {
+			// A block with data: a write-only fio job reports its read
+			// percentiles as zeros.
+			if anyPositive(cases, b+"."+k) {
 				return b + "." + k
 			}
 		}
 	}
 	return ""
+}
+
+// anyPositive reports whether a case has path above zero.
+func anyPositive(cases []result.Case, path string) bool {
+	for _, c := range cases {
+		if v, ok := number(c.Metrics, path); ok && v > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // percentileBlocks returns the blocks holding two or more percentiles

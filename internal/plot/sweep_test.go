@@ -232,3 +232,18 @@ func TestSweepWithoutLatency(t *testing.T) {
 		t.Errorf("panels (-want +got):\n%s", d)
 	}
 }
+
+// TestSweepLatencyWithData: a write-only fio job reports its read
+// percentiles as zeros; the latency drawn is the block with data.
+func TestSweepLatencyWithData(t *testing.T) {
+	m := func(w float64) result.Metrics {
+		return result.Metrics{
+			"read":  result.Metrics{"clat_ms": result.Metrics{"p50": 0.0, "p99": 0.0}},
+			"write": result.Metrics{"clat_ms": result.Metrics{"p50": w / 2, "p99": w}},
+		}
+	}
+	d := &result.Document{Cases: []result.Case{{Name: "a", Metrics: m(1)}, {Name: "b", Metrics: m(2)}}}
+	if got := SweepLatency(d); got != "write.clat_ms.p99" {
+		t.Errorf("SweepLatency = %q, want write.clat_ms.p99", got)
+	}
+}
