@@ -100,60 +100,9 @@ func (e env) planCmd(args []string) error {
 	if len(pos) != 1 {
 		return usagef("plan takes one scenario file, got %d (see simrun help plan)", len(pos))
 	}
-	if f.format == "" && strings.EqualFold(filepath.Ext(f.out), ".json") {
-		f.format = "json"
-	}
-	switch f.format {
-	case "":
-		f.format = "table"
-	case "table", "json":
-	default:
-		return usagef("--format %q: want table or json", f.format)
-	}
-	if err := checkOutput(f.out); err != nil {
+	plotFormat, cons, err := f.check()
+	if err != nil {
 		return err
-	}
-	plotFormat := ""
-	if f.plotOut != "" {
-		if plotFormat, err = planPlotFormat(f.plotOut); err != nil {
-			return err
-		}
-		if err := checkOutput(f.plotOut); err != nil {
-			return usagef("--plot%s", strings.TrimPrefix(err.Error(), "-o"))
-		}
-	}
-	if f.minimize && f.maximize {
-		return usagef("--minimize and --maximize exclude each other")
-	}
-	if f.minReps < 1 || f.maxReps < f.minReps {
-		return usagef("--min-reps %d, --max-reps %d: want 1 <= min-reps <= max-reps", f.minReps, f.maxReps)
-	}
-	if f.budget < 0 {
-		return usagef("--budget %d: want a number of runs >= 0", f.budget)
-	}
-	var cons []plan.Constraint
-	for _, g := range f.goals {
-		c, err := plan.ParseConstraint("--goal", g)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		cons = append(cons, c)
-	}
-	for _, l := range f.limits {
-		c, err := plan.ParseConstraint("--limit", l)
-		if err != nil {
-			return usageError{err.Error()}
-		}
-		cons = append(cons, c)
-	}
-	if len(cons) == 0 {
-		return usagef("plan needs at least one --goal or --limit, e.g. --goal 'tps>=4000'")
-	}
-	if len(f.varies) == 0 || len(f.varies) > 2 {
-		return usagef("plan needs one --vary KEY=LO..HI (or two for a frontier), got %d", len(f.varies))
-	}
-	if len(f.cases) > 1 {
-		return usagef("plan works on one case, got --case %s", strings.Join(f.cases, ", "))
 	}
 
 	sc, err := openScenario(pos, f.seed, f.dur)
@@ -220,26 +169,7 @@ func (e env) planCmd(args []string) error {
 		return searchErr
 	}
 	rep := ev.report(sc, cfg, res)
-	var be *plan.BudgetError
-	switch {
-	case errors.As(searchErr, &be):
-		rep.Stopped = "budget"
-		var at []string
-		for i, x := range be.Next {
-			at = append(at, rep.format(i, x))
-		}
-		searchErr = fmt.Errorf("plan: budget spent: %d runs done of a budget of %d; the next point (%s) needs %d more",
-			be.Runs, be.Budget, strings.Join(at, ", "), be.Need)
-	case searchErr != nil && ctx.Err() != nil:
-		rep.Stopped = "interrupted"
-		searchErr = errors.New("plan: interrupted")
-	}
-	rep.markStopped()
-	if rep.Stopped != "" && len(axes) == 2 {
-		for _, y := range axes[1].values[len(rep.Frontier):] {
-			rep.Frontier = append(rep.Frontier, PlanFront{Y: axes[1].knob.Format(y), X: "not run: the search stopped (" + rep.stoppedWhy() + ")"})
-		}
-	}
+	searchErr = rep.noteStop(searchErr, ctx.Err() != nil, axes)
 	if err := e.output(f.out, func(w io.Writer, _ bool) error {
 		if f.format == "json" {
 			return writeJSON(w, rep)
@@ -266,6 +196,63 @@ func (e env) planCmd(args []string) error {
 		return errors.New("plan: no value in the range meets every constraint")
 	}
 	return nil
+}
+
+// check validates the flags that need no scenario, outputs first, and
+// returns the plot's format and the constraints.
+func (f *planFlags) check() (plotFormat string, cons []plan.Constraint, err error) {
+	if f.format == "" && strings.EqualFold(filepath.Ext(f.out), ".json") {
+		f.format = "json"
+	}
+	switch f.format {
+	case "":
+		f.format = "table"
+	case "table", "json":
+	default:
+		return "", nil, usagef("--format %q: want table or json", f.format)
+	}
+	if err := checkOutput(f.out); err != nil {
+		return "", nil, err
+	}
+	if f.plotOut != "" {
+		if plotFormat, err = planPlotFormat(f.plotOut); err != nil {
+			return "", nil, err
+		}
+		if err := checkOutput(f.plotOut); err != nil {
+			return "", nil, usagef("--plot%s", strings.TrimPrefix(err.Error(), "-o"))
+		}
+	}
+	if f.minimize && f.maximize {
+		return "", nil, usagef("--minimize and --maximize exclude each other")
+	}
+	if f.minReps < 1 || f.maxReps < f.minReps {
+		return "", nil, usagef("--min-reps %d, --max-reps %d: want 1 <= min-reps <= max-reps", f.minReps, f.maxReps)
+	}
+	if f.budget < 0 {
+		return "", nil, usagef("--budget %d: want a number of runs >= 0", f.budget)
+	}
+	for _, fl := range []struct {
+		name string
+		args listFlag
+	}{{"--goal", f.goals}, {"--limit", f.limits}} {
+		for _, a := range fl.args {
+			c, err := plan.ParseConstraint(fl.name, a)
+			if err != nil {
+				return "", nil, usageError{err.Error()}
+			}
+			cons = append(cons, c)
+		}
+	}
+	if len(cons) == 0 {
+		return "", nil, usagef("plan needs at least one --goal or --limit, e.g. --goal 'tps>=4000'")
+	}
+	if len(f.varies) == 0 || len(f.varies) > 2 {
+		return "", nil, usagef("plan needs one --vary KEY=LO..HI (or two for a frontier), got %d", len(f.varies))
+	}
+	if len(f.cases) > 1 {
+		return "", nil, usagef("plan works on one case, got --case %s", strings.Join(f.cases, ", "))
+	}
+	return plotFormat, cons, nil
 }
 
 // parseVary reads --vary KEY=RANGE into the knob and its candidate values.
@@ -576,15 +563,38 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// markStopped marks the frontier row the search was on when it stopped:
-// its "none" is not known.
-func (r *PlanReport) markStopped() {
-	if r.Stopped == "" || len(r.Frontier) == 0 {
-		return
+// noteStop marks a search that stopped before its answer (the budget
+// spent, or interrupted) and returns the error to report: Stopped is set,
+// the frontier row it was on says its answer is not known, and the rows it
+// never reached say so.
+func (r *PlanReport) noteStop(searchErr error, interrupted bool, axes []planAxis) error {
+	var be *plan.BudgetError
+	switch {
+	case errors.As(searchErr, &be):
+		r.Stopped = "budget"
+		var at []string
+		for i, x := range be.Next {
+			at = append(at, r.format(i, x))
+		}
+		searchErr = fmt.Errorf("plan: budget spent: %d runs done of a budget of %d; the next point (%s) needs %d more",
+			be.Runs, be.Budget, strings.Join(at, ", "), be.Need)
+	case searchErr != nil && interrupted:
+		r.Stopped = "interrupted"
+		searchErr = errors.New("plan: interrupted")
+	default:
+		return searchErr
 	}
-	if f := &r.Frontier[len(r.Frontier)-1]; !r.Result.Frontier[len(r.Frontier)-1].Found {
-		*f = PlanFront{Y: f.Y, X: "not known: the search stopped (" + r.stoppedWhy() + ")"}
+	if len(axes) < 2 {
+		return searchErr
 	}
+	why := "the search stopped (" + r.stoppedWhy() + ")"
+	if n := len(r.Frontier); n > 0 && !r.Result.Frontier[n-1].Found {
+		r.Frontier[n-1] = PlanFront{Y: r.Frontier[n-1].Y, X: "not known: " + why}
+	}
+	for _, y := range axes[1].values[len(r.Frontier):] {
+		r.Frontier = append(r.Frontier, PlanFront{Y: axes[1].knob.Format(y), X: "not run: " + why})
+	}
+	return searchErr
 }
 
 func (r *PlanReport) stoppedWhy() string {
