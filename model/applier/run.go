@@ -166,8 +166,7 @@ func meanGap(trx []stream.Trx) float64 {
 }
 
 func rateSeries(r *replica) []float64 {
-	r.commitSer.Advance(r.env.Now() - r.since)
-	pts := r.commitSer.Points()
+	pts := r.commitSer.Points(r.env.Now() - r.since)
 	out := make([]float64, len(pts))
 	for i, p := range pts {
 		out[i] = p.Rate()

@@ -270,14 +270,9 @@ type Interval struct {
 func (v *Volume) Intervals() []Interval {
 	s := &v.st
 	t := s.rel(v.env.Now())
-	for _, x := range []*stats.Series{s.sReads, s.sWrites, s.sFlushes, s.sReadKB, s.sWriteKB, s.sRAwait, s.sWAwait} {
-		x.Advance(t)
-	}
-	s.gUtil.Advance(t)
-	s.gDepth.Advance(t)
-	reads, writes, flushes := s.sReads.Points(), s.sWrites.Points(), s.sFlushes.Points()
-	rkb, wkb, ra, wa := s.sReadKB.Points(), s.sWriteKB.Points(), s.sRAwait.Points(), s.sWAwait.Points()
-	util, depth := s.gUtil.Points(), s.gDepth.Points()
+	reads, writes, flushes := s.sReads.Points(t), s.sWrites.Points(t), s.sFlushes.Points(t)
+	rkb, wkb, ra, wa := s.sReadKB.Points(t), s.sWriteKB.Points(t), s.sRAwait.Points(t), s.sWAwait.Points(t)
+	util, depth := s.gUtil.Points(t), s.gDepth.Points(t)
 	n := min(len(reads), len(util))
 	out := make([]Interval, n)
 	for i := range n {

@@ -896,8 +896,7 @@ type Stats struct {
 func (e *Engine) Stats() Stats {
 	r := e.Redo
 	c, s, a := r.Points()
-	e.ageSeries.Advance(e.env.Now() - e.cl.resetAt)
-	pts := e.ageSeries.Points()
+	pts := e.ageSeries.Points(e.env.Now() - e.cl.resetAt)
 	ages := make([]float64, len(pts))
 	for i, p := range pts {
 		ages[i] = p.Mean

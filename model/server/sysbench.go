@@ -427,8 +427,7 @@ func (s *Sysbench) Report() Metrics {
 	breakdown["sum"] = sum
 	// The last interval ends with the window, not at the last commit:
 	// its rate is the commits over its whole width.
-	s.tps.Advance(now - s.since)
-	pts := s.tps.Points()
+	pts := s.tps.Points(now - s.since)
 	series := make([]float64, len(pts))
 	for i, p := range pts {
 		series[i] = p.Rate()

@@ -42,10 +42,10 @@ func TestZeroAllocs(t *testing.T) {
 		// often, and the run goes on long enough to double many times.
 		{"Series.Add", func() { now += sim.Time(100 * time.Microsecond); s.Add(now, 1) }},
 		{"Series.Advance", func() { now += 1000; s.Advance(now) }},
-		{"Series.AppendPoints", func() { dst = s.AppendPoints(dst[:0]) }},
+		{"Series.AppendPoints", func() { dst = s.AppendPoints(dst[:0], now) }},
 		{"GaugeSeries.Set", func() { now += sim.Time(100 * time.Microsecond); g.Set(now, float64(i%7)) }},
 		{"GaugeSeries.Add", func() { now += 1000; g.Add(now, 1) }},
-		{"GaugeSeries.AppendPoints", func() { gdst = g.AppendPoints(gdst[:0]) }},
+		{"GaugeSeries.AppendPoints", func() { gdst = g.AppendPoints(gdst[:0], now) }},
 	}
 	for _, tt := range tests {
 		if a := testing.AllocsPerRun(1000, tt.f); a != 0 {

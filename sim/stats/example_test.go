@@ -41,8 +41,8 @@ func ExampleSeries() {
 		}
 		tps.Add(at, 1)
 	}
-	tps.Advance(sim.At(3 * time.Second)) // ...and none in the third
-	for _, p := range tps.Points() {
+	// ...and none in the third: the points run to the end of the run.
+	for _, p := range tps.Points(sim.At(3 * time.Second)) {
 		fmt.Printf("[%v] tps: %.0f\n", p.Start.Add(p.Width), p.Rate())
 	}
 	// Output:

@@ -139,12 +139,14 @@ func (g *GaugeSeries) Len() int {
 	return int((g.last + w - 1) / w)
 }
 
-// Points returns the intervals from time 0 to the latest time passed to Set,
-// Add or Advance. For reporting: it allocates; AppendPoints reuses a slice.
-func (g *GaugeSeries) Points() []GaugePoint { return g.AppendPoints(nil) }
+// Points returns the intervals from time 0 to end, after advancing the
+// series to end (Advance): the last interval ends at end. For reporting:
+// it allocates; AppendPoints reuses a slice.
+func (g *GaugeSeries) Points(end sim.Time) []GaugePoint { return g.AppendPoints(nil, end) }
 
-// AppendPoints appends the points to dst and returns it.
-func (g *GaugeSeries) AppendPoints(dst []GaugePoint) []GaugePoint {
+// AppendPoints appends the points up to end to dst and returns it.
+func (g *GaugeSeries) AppendPoints(dst []GaugePoint, end sim.Time) []GaugePoint {
+	g.Advance(end)
 	n := g.Len()
 	for i := range n {
 		start := sim.Time(i) * sim.Time(g.width)

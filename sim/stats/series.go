@@ -149,13 +149,18 @@ func (s *Series) Total() float64 {
 	return t
 }
 
-// Points returns the intervals from time 0 to the latest time passed to Add
-// or Advance, in order (nil if neither was called). For reporting: it
-// allocates the result; AppendPoints reuses a slice.
-func (s *Series) Points() []Point { return s.AppendPoints(nil) }
+// Points returns the intervals from time 0 to end, in order, after
+// advancing the series to end (Advance): the last interval ends at end,
+// not at the last Add, so a run whose events stopped early reads as the
+// stall it was. For reporting: it allocates the result; AppendPoints
+// reuses a slice.
+func (s *Series) Points(end sim.Time) []Point { return s.AppendPoints(nil, end) }
 
-// AppendPoints appends the points to dst and returns it.
-func (s *Series) AppendPoints(dst []Point) []Point {
+// AppendPoints appends the points up to end to dst and returns it.
+func (s *Series) AppendPoints(dst []Point, end sim.Time) []Point {
+	if end > 0 { // a series nothing touched and no time has passed has no points
+		s.Advance(end)
+	}
 	n := s.Len()
 	for i, v := range s.sums[:n] {
 		p := Point{Start: sim.Time(i) * sim.Time(s.width), Width: s.width, Sum: v}

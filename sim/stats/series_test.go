@@ -86,10 +86,7 @@ func TestSeriesTable(t *testing.T) {
 			for _, a := range tt.adds {
 				sr.Add(a.at, a.v)
 			}
-			if tt.advance > 0 {
-				sr.Advance(tt.advance)
-			}
-			if diff := cmp.Diff(tt.want, sr.Points()); diff != "" {
+			if diff := cmp.Diff(tt.want, sr.Points(tt.advance)); diff != "" {
 				t.Errorf("%s: Points() mismatch (-want +got):\n%s", tt.reason, diff)
 			}
 			if sr.Len() != len(tt.want) {
@@ -146,7 +143,7 @@ func TestSeriesProperty(t *testing.T) {
 			evs = append(evs, e)
 			total += e.v
 		}
-		pts := s.Points()
+		pts := s.Points(now)
 		if len(pts) > maxPoints {
 			t.Fatalf("iter %d: %d points > maxPoints %d", it, len(pts), maxPoints)
 		}
@@ -244,8 +241,7 @@ func TestGaugeSeriesTable(t *testing.T) {
 			for _, s := range tt.sets {
 				g.Set(s.at, s.v)
 			}
-			g.Advance(tt.advance)
-			if diff := cmp.Diff(tt.want, g.Points()); diff != "" {
+			if diff := cmp.Diff(tt.want, g.Points(tt.advance)); diff != "" {
 				t.Errorf("%s: Points() mismatch (-want +got):\n%s", tt.reason, diff)
 			}
 		})
@@ -284,8 +280,7 @@ func TestGaugeSeriesProperty(t *testing.T) {
 			evs = append(evs, ev{now, v})
 		}
 		end := now + 1 + sim.Time(r.Int64N(int64(interval)*5))
-		g.Advance(end)
-		pts := g.Points()
+		pts := g.Points(end)
 		if len(pts) > maxPoints {
 			t.Fatalf("iter %d: %d points > %d", it, len(pts), maxPoints)
 		}
