@@ -526,7 +526,6 @@ func (c *cleaner) batch(pages []int32, mode int) {
 	}
 	e := c.e
 	e.PagesFlushed += int64(len(pages))
-	e.flushedSeries.Add(e.env.Now()-c.resetAt, float64(len(pages)))
 	if e.Redo.Request(e.Redo.lsn, true, nil, c.walCB, nil) {
 		c.onWAL(nil)
 	}

@@ -97,7 +97,6 @@ type Engine struct {
 	ageMax         uint64
 	sampleCB       func(any)
 	samplePeriod   time.Duration
-	flushedSeries  *stats.Series
 	ageSeries      *stats.GaugeSeries // checkpoint age, bytes, held between samples
 
 	rec *trace.Recorder // nil unless tracing
@@ -194,7 +193,6 @@ func newEngine(env *sim.Env, cfg Config, wl workload.Sysbench, vol *disk.Volume,
 	e.cl = newCleaner(e)
 	e.samplePeriod = 100 * time.Millisecond
 	e.sampleCB = e.onSample
-	e.flushedSeries = stats.NewSeries(time.Second, 3600)
 	e.ageSeries = stats.NewGaugeSeries(time.Second, 3600)
 	return e, nil
 }
@@ -849,7 +847,6 @@ func (e *Engine) ResetStats() {
 	if e.ibb != nil {
 		e.ibb.PageWrites, e.ibb.Bytes = 0, 0
 	}
-	e.flushedSeries = stats.NewSeries(time.Second, 3600)
 	e.ageSeries = stats.NewGaugeSeries(time.Second, 3600)
 	e.ageSeries.Set(0, float64(e.ageMax))
 	e.cl.resetAt = e.env.Now()
